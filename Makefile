@@ -1,0 +1,64 @@
+# guilab — the two commands: `make reproduce` (main job) and `make test`. `make setup` is idempotent.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.setup-stamp
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: setup system-deps reproduce test check-export nbtest pytest bench clean
+
+setup: $(STAMP) system-deps
+
+# Python side: venv, the local CPU torch wheel first (an unpinned torch would pull a multi-GB CUDA build),
+# then the package with its dev and browser extras, and a `python3` kernelspec inside the venv for papermill.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[dev,browser]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (guilab)" >/dev/null
+	touch $@
+
+# System side: Chromium, ffmpeg and tesseract from apt when missing (as root), and ffmpeg linked where
+# Playwright looks for its own build (Playwright's browser downloads are not reachable from these machines).
+system-deps: $(STAMP)
+	@missing=""; for b in chromium ffmpeg tesseract; do command -v $$b >/dev/null || missing="$$missing $$b"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing from apt:$$missing"; apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ffmpeg tesseract-ocr >/dev/null; \
+	  else echo "WARNING: missing$$missing (not root: install chromium ffmpeg tesseract-ocr yourself; browser tests will say they are skipped)"; fi; \
+	fi
+	@$(BIN)/python -c "import json, os, pathlib, shutil, playwright; \
+	bj = pathlib.Path(playwright.__file__).parent/'driver'/'package'/'browsers.json'; \
+	rev = [b['revision'] for b in json.loads(bj.read_text())['browsers'] if b['name'] == 'ffmpeg'][0]; \
+	root = pathlib.Path(os.environ.get('PLAYWRIGHT_BROWSERS_PATH') or pathlib.Path.home()/'.cache'/'ms-playwright'); \
+	dst = root/f'ffmpeg-{rev}'/'ffmpeg-linux'; src = shutil.which('ffmpeg'); \
+	(dst.parent.mkdir(parents=True, exist_ok=True), dst.unlink(missing_ok=True), dst.symlink_to(src), (dst.parent/'INSTALLATION_COMPLETE').touch()) if src else None"
+
+reproduce: setup
+	$(BIN)/guilab reproduce --params params/default.yaml
+
+# lib/ must equal a fresh export of nbs/ (and nbs/ must be clean): snapshot, clean + export, compare.
+check-export: setup
+	@snap() { find nbs lib -type f ! -path '*/__pycache__/*' ! -path '*.egg-info/*' ! -path '*/.ipynb_checkpoints/*' -print0 | sort -z | xargs -0 sha256sum; }; \
+	before="$$(snap)"; $(BIN)/nbdev-clean && $(BIN)/nbdev-export; after="$$(snap)"; \
+	if [ "$$before" != "$$after" ]; then \
+	  echo "FAIL: nbdev-clean && nbdev-export changed files (lib/ must be a fresh export of clean nbs/):"; \
+	  diff <(echo "$$before") <(echo "$$after") | grep '^[<>]' | awk '{print $$1, $$3}' | sort -u -k2; exit 1; \
+	else echo "lib/ equals a fresh export of nbs/"; fi
+
+nbtest: setup
+	$(BIN)/nbdev-test --n-workers 2 --timing
+
+pytest: setup
+	$(BIN)/python -m pytest tests -q
+
+test: check-export nbtest pytest
+
+bench: setup
+	$(BIN)/guilab bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,69 @@
+"""`guilab reproduce` at smoke scale: every reproduction notebook runs, writes its outputs and a manifest;
+a failing notebook makes the run exit non-zero and is named."""
+import json, subprocess
+from pathlib import Path
+import nbformat
+import pytest
+from conftest import ROOT, GUILAB
+from guilab.reproduce import repro_notebooks
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("figures")
+    r = subprocess.run([GUILAB, "reproduce", "--params", "params/smoke.yaml", "--out", str(out), "--quiet"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    return r, out
+
+
+def test_smoke_reproduce_runs_every_notebook(smoke_run):
+    r, out = smoke_run
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    man = json.loads((out / "manifest.json").read_text())
+    names = set(repro_notebooks(ROOT / "nbs" / "repro"))
+    assert set(man["notebooks"]) == names
+    for name, entry in man["notebooks"].items():
+        assert entry["status"] == "ok", (name, entry["error"])
+        assert Path(entry["executed"]).exists(), name
+    assert man["params"]["scale"] == "smoke" and man["seeds"] == {"seed": 0}
+    assert any(k.startswith("params/smoke.yaml") for k in man["inputs"]) and any("params/reported" in k for k in man["inputs"])
+    # every output file is hashed, with the right hash
+    import hashlib
+    for rel, h in man["outputs"].items():
+        p = Path(rel) if Path(rel).is_absolute() else ROOT / rel
+        assert hashlib.sha256(p.read_bytes()).hexdigest() == h, rel
+
+
+def test_reported_tables_written(smoke_run):
+    r, out = smoke_run
+    rep = out / "reported"
+    for system in ("pager", "lbs", "vlaa_gui", "gracebench"):
+        md = (rep / f"{system}.md").read_text()
+        assert "reported" in md and (rep / f"{system}.csv").exists()
+    assert "4906" in (rep / "pager.csv").read_text()   # PAGE Bench problems, reported
+
+
+def test_failing_notebook_is_named_and_exit_nonzero(tmp_path):
+    folder = tmp_path / "repro"; folder.mkdir()
+    for name, src in [("a_ok", "x = 1"), ("b_broken", "raise ValueError('boom from b')")]:
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell('params = ""\nout_dir = ""\noverrides = []', metadata={"tags": ["parameters"]}),
+                    nbformat.v4.new_code_cell(src)]
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, str(folder / f"{name}.ipynb"))
+    out = tmp_path / "out"
+    r = subprocess.run([GUILAB, "reproduce", "--params", "params/smoke.yaml", "--out", str(out), "--notebooks", str(folder), "--quiet"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1
+    assert "b_broken" in r.stderr and "boom from b" in r.stderr and "a_ok" not in r.stderr
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["notebooks"]["a_ok"]["status"] == "ok" and man["notebooks"]["b_broken"]["status"] == "failed"
+    assert (out / "notebooks" / "b_broken.ipynb").exists()
+    # --only reruns one notebook and keeps the other's entry
+    r2 = subprocess.run([GUILAB, "reproduce", "--params", "params/smoke.yaml", "--out", str(out), "--notebooks", str(folder),
+                         "--only", "a_ok", "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r2.returncode == 0, r2.stderr
+    man2 = json.loads((out / "manifest.json").read_text())
+    assert set(man2["notebooks"]) == {"a_ok", "b_broken"}
+    r3 = subprocess.run([GUILAB, "reproduce", "--only", "zzz", "--notebooks", str(folder)], cwd=ROOT, capture_output=True, text=True)
+    assert r3.returncode != 0 and "zzz" in r3.stderr
