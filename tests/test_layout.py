@@ -56,7 +56,8 @@ def test_environment_yml_mirrors_pyproject():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d)
     names = {re.split(r"[<>=\[ ]", s)[0].lower() for s in pip}
-    want = cfg["project"]["dependencies"] + cfg["project"]["optional-dependencies"]["dev"] + cfg["project"]["optional-dependencies"]["browser"]
+    od = cfg["project"]["optional-dependencies"]
+    want = cfg["project"]["dependencies"] + od["dev"] + od["browser"] + od["train"]
     missing = [s for s in want if re.split(r"[<>=\[ ]", s)[0].lower() not in names]
     assert not missing, f"environment.yml pip section lacks {missing}"
     assert "torch==2.13.0" in pip
