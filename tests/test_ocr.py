@@ -1,0 +1,77 @@
+"""guilab.grounding.ocr: tesseract reads known words; the OCR policies speak the zoom protocol."""
+import shutil
+from pathlib import Path
+
+import matplotlib
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from guilab.core import GroundingSample
+from guilab.grounding.zoom import ZoomSession, run_episode, parse_reply, CropAction
+
+pytest.importorskip("pytesseract")
+pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract binary not installed (apt-get install tesseract-ocr)")
+from guilab.grounding.ocr import (OCRPolicy, OCRZoomPolicy, find_phrase, instruction_phrases, ocr_agent, ocr_grounder, ocr_tokens)
+
+
+def font(px):
+    return ImageFont.truetype(str(Path(matplotlib.get_data_path()) / "fonts/ttf/DejaVuSans.ttf"), px)
+
+
+def test_ocr_finds_a_known_word_with_its_box():
+    im = Image.new("RGB", (1200, 500), "white"); d = ImageDraw.Draw(im)
+    d.text((700, 300), "Histogram", font=font(30), fill="black")
+    d.text((60, 60), "Layers Brush", font=font(30), fill="black")
+    toks = ocr_tokens(im, cache=False)
+    h = [t for t in toks if t.text == "Histogram"]
+    assert len(h) == 1
+    x1, y1, x2, y2 = h[0].box
+    assert 690 <= x1 <= 710 and 295 <= y1 <= 320 and 840 <= x2 <= 880 and y2 <= 345
+    m = ocr_grounder(toks, "Click the 'Histogram' button")
+    assert m is not None and m.text == "Histogram"
+    assert ocr_grounder(toks, "Click 'Brush' in the toolbar").text == "Brush"
+    assert ocr_grounder(toks, "Click the 'Quaternion' button") is None
+
+
+def test_phrases_and_multiword_matching():
+    assert instruction_phrases("Select 'New Folder' in the context menu") == ["New Folder"]
+    assert instruction_phrases("Open the Kernel menu") == ["Kernel"]
+    im = Image.new("RGB", (1400, 300), "white"); d = ImageDraw.Draw(im)
+    d.text((40, 40), "Restart Kernel and Run All Cells", font=font(28), fill="black")
+    d.text((40, 160), "Restart Kernel", font=font(28), fill="black")
+    toks = ocr_tokens(im)
+    m = ocr_grounder(toks, "Click 'Restart Kernel' in the Kernel menu")
+    assert m.box[1] > 140, "the whole-line label must beat the same words inside a longer line"
+    m2 = find_phrase(toks, "Run All Cells")[0]
+    assert m2.ratio == 1.0 and m2.box[1] < 100
+
+
+def _screen(word, x, y, px=15):
+    im = Image.new("RGB", (3840, 2160), (246, 246, 246)); d = ImageDraw.Draw(im)
+    for i, w in enumerate(["Render", "Layers", "Export", "Brush", "Filter", "Snap", "Guides", "Mesh"]):
+        if w != word: d.text((150 + 450 * i, 300), w, font=font(px), fill="black")
+    d.text((x, y), word, font=font(px), fill="black")
+    b = d.textbbox((x, y), word, font=font(px))
+    return im, [b[0] - 2, b[1] - 2, b[2] + 2, b[3] + 2]
+
+
+def test_zoom_policy_protocol_and_answer_inside_the_box():
+    im, box = _screen("Histogram", 2900, 1700, px=13)
+    s = ZoomSession(im)
+    pol = OCRZoomPolicy(s, "Click 'Histogram' in the panel", view_pixels=1280 * 720)
+    tr = run_episode(s, "Click 'Histogram' in the panel", pol)
+    first = parse_reply(tr["turns"][0]["reply"])
+    assert all(isinstance(a, CropAction) for a in first) and 1 <= len(first) <= 2   # it zooms first
+    assert tr["status"] == "answer" and not tr["format_error"] and tr["n_crops"] <= 3
+    assert box[0] <= tr["point"][0] <= box[2] and box[1] <= tr["point"][1] <= box[3], (tr["point"], box)
+
+
+def test_agents_registered_and_runnable():
+    from guilab.grounding.baselines import make_agent
+    im, box = _screen("Export", 1000, 1200, px=22)
+    smp = GroundingSample(id="x", img_filename="x.png", instruction="Click the 'Export' button", bbox=box, img_size=[3840, 2160])
+    for name in ("ocr", "ocr_zoom"):
+        tr = make_agent(name)(smp, im, 0)
+        assert tr["status"] == "answer", name
+        assert box[0] <= tr["point"][0] <= box[2] and box[1] <= tr["point"][1] <= box[3], (name, tr["point"], box)
+    assert make_agent("ocr")(smp, im, 0)["n_crops"] == 0
