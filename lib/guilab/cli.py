@@ -69,3 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as e:   # bad input from the user: a clear message (GUILAB_DEBUG=1 shows the traceback)
         if os.environ.get("GUILAB_DEBUG"): raise
         print(f"guilab {a.command}: error: {e}", file=sys.stderr); return 2
+
+# %% ../../nbs/09_cli.ipynb #0c45aab7
+if __name__ == "__main__":   # `python -m guilab.cli ...`, e.g. under `accelerate launch -m guilab.cli train sft --config F`
+    import sys
+    sys.exit(main())
