@@ -116,10 +116,12 @@ def register(name: str,          # "namespace/name", e.g. "vlaa/noop"
 
 def registered(namespace: str | None = None) -> dict[str, EntryPoint]:
     "Registered agents (all, or one namespace's), sorted by name."
+    import guilab.agents.builtin  # noqa: F401
     return {k: v for k, v in sorted(REGISTRY.items()) if namespace is None or k.split("/", 1)[0] == namespace}
 
 def resolve(name: str, namespace: str | None = None) -> EntryPoint:
     "The entry of `name` (namespaced, or bare within `namespace`); raises `RegistryError` naming the closest ones."
+    import guilab.agents.builtin  # noqa: F401  registers the shipped agents (entry-point strings only)
     full = name if "/" in name or namespace is None else f"{namespace}/{name}"
     if full in REGISTRY: return REGISTRY[full]
     pool = [k.split("/", 1)[1] if namespace else k for k in registered(namespace)]
