@@ -15,6 +15,7 @@ from ..core import GroundingSample, JsonlWriter, atomic_write, dumps, read_jsonl
 from ..grounding.zoom import (ZoomSession, ZoomError, Answer, Refusal, FormatError, CropAction, parse_reply,
                                    MAX_CROPS, MAX_CROPS_PER_TURN, MAX_TURNS, ORIGINAL_NAME, NORM)
 from . import rewards as R
+from .sft import CurvesCallback, last_checkpoint, trim_curves
 
 TOOL_SYSTEM = """You are a GUI grounding agent. Task: {instruction}
 The original image is {name} ({w}x{h} pixels). You may zoom in before answering: call the crop_image tool with
@@ -185,11 +186,14 @@ class GRPOZoomConfig:
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "GRPOZoomConfig":
-        "From a params mapping; unknown keys raise `TypeError`, reward weight names are checked."
+        "From a params mapping; an unknown key raises `ValueError` naming the closest setting; reward weight names are checked."
         d = dict(d or {})
         names = {f.name for f in dataclasses.fields(cls)}
         bad = set(d) - names
-        if bad: raise TypeError(f"unknown grpo_zoom settings {sorted(bad)}; known: {sorted(names)}")
+        if bad:
+            import difflib
+            k = sorted(bad)[0]; near = difflib.get_close_matches(k, sorted(names), n=1)
+            raise ValueError(f"train.grpo_zoom: unknown setting {k!r}" + (f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(sorted(names))}"))
         c = cls(**d)
         w = c.reward_weights
         if not isinstance(w, dict) or set(w) - set(REWARD_NAMES):
@@ -355,20 +359,6 @@ def curve_record(step: int, logs: dict) -> dict:
     return rec
 
 
-def _curves_callback(path: Path):
-    from transformers import TrainerCallback
-    class CurvesCallback(TrainerCallback):
-        "Appends one line per logged step to curves.jsonl (flush + fsync per line; a step is written once)."
-        def __init__(self): self.writer = None
-        def on_log(self, args, state, control, logs=None, **kw):
-            if not logs or "reward" not in logs: return
-            if self.writer is None: self.writer = JsonlWriter(path, key="step")
-            if state.global_step not in self.writer: self.writer.write(curve_record(state.global_step, logs))
-        def on_train_end(self, args, state, control, **kw):
-            if self.writer is not None: self.writer.close(); self.writer = None
-    return CurvesCallback()
-
-
 def make_trainer(model_dir,                 # policy to train (tiny VLM folder or a local VLM)
                  out_dir,                   # run folder: trl checkpoints go to out_dir/trainer
                  dataset,                   # from `zoom_dataset`
@@ -399,7 +389,8 @@ def make_trainer(model_dir,                 # policy to train (tiny VLM folder o
         warnings.simplefilter("ignore")
         tr = GRPOTrainer(model=model, reward_funcs=trl_reward_funcs(cfg.max_crops_per_turn, judge), args=GRPOConfig(**kw),
                          train_dataset=dataset, processing_class=proc, environment_factory=env_factory,
-                         callbacks=[_curves_callback(Path(out_dir) / "curves.jsonl"), *callbacks])
+                         callbacks=[CurvesCallback(Path(out_dir) / "curves.jsonl", record=curve_record, require="reward",
+                                                   once_per_step=True), *callbacks])
     return tr
 
 
@@ -408,11 +399,6 @@ def _fingerprint(model_dir, samples, cfg: GRPOZoomConfig, judge) -> dict:
     h = hashlib.sha256(dumps([[s.id, s.img_filename, s.instruction, s.bbox, s.polygon] for s in samples]).encode()).hexdigest()
     return {"model_dir": str(Path(model_dir).resolve()), "samples_sha256": h, "n_samples": len(samples),
             "config": cfg.to_dict(), "judge": judge is not None}
-
-
-def _last_checkpoint(d: Path) -> Path | None:
-    cks = [p for p in d.glob("checkpoint-*") if p.name.split("-")[-1].isdigit() and (p / "trainer_state.json").is_file()]
-    return max(cks, key=lambda p: int(p.name.split("-")[-1])) if cks else None
 
 
 def train_grpo_zoom(model_dir,                       # start policy: tiny VLM folder (CPU) or a local VLM such as Qwen3-VL-8B (GPU)
@@ -444,16 +430,13 @@ def train_grpo_zoom(model_dir,                       # start policy: tiny VLM fo
         elif old.get("done") and (final / "config.json").is_file():
             return final
         else:
-            resume = _last_checkpoint(out / "trainer")
+            resume = last_checkpoint(out / "trainer")
     elif out.exists() and any(out.iterdir()):
         if not overwrite: raise FileExistsError(f"{out} exists and is not a GRPO run folder; pass overwrite=True")
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
-    done_step = 0
-    if resume is not None:
-        done_step = int(json.loads((resume / "trainer_state.json").read_text())["global_step"])
-    kept = [r for r in read_jsonl(curves, missing_ok=True) if r.get("step", 0) <= done_step]
-    if curves.exists() or kept: write_jsonl(curves, kept)
+    if resume is None: curves.unlink(missing_ok=True)
+    else: trim_curves(curves, resume)     # the steps after the checkpoint are logged again
     atomic_write(run_json, json.dumps({"fingerprint": fp, "done": False, "resumed_from": str(resume) if resume else None}, indent=1))
     ds = zoom_dataset(samples, images, cfg.max_crops, cfg.max_crops_per_turn, system=cfg.system)
     tr = make_trainer(model_dir, out, ds, cfg, progress=progress, judge=judge, callbacks=callbacks)
