@@ -30,8 +30,8 @@ CROP_ERROR_PREFIX = "crop_image error: "
 
 # %% auto #0
 __all__ = ['TOOL_SYSTEM', 'CROP_ERROR_PREFIX', 'REWARD_NAMES', 'ZoomCropEnv', 'zoom_trajectory', 'trl_reward_funcs',
-           'GRPOZoomConfig', 'zoom_prompt', 'zoom_dataset', 'load_zoom_policy', 'warmup_zoom_format', 'curve_record',
-           'make_trainer', 'train_grpo_zoom']
+           'GRPOZoomConfig', 'zoom_prompt', 'zoom_dataset', 'load_zoom_policy', 'warmup_examples', 'warmup_zoom_format',
+           'curve_record', 'make_trainer', 'train_grpo_zoom']
 
 # %% ../../../nbs/train/04_grpo_zoom.ipynb #8f1315e4
 class ZoomCropEnv:
@@ -281,23 +281,6 @@ def _save_policy(model, proc, model_dir, dest) -> Path:
     return dest
 
 
-def _encode(proc, messages, tools) -> dict:
-    "Token ids + pixel inputs of `messages` rendered with the generation prompt."
-    return dict(proc.apply_chat_template(messages, tools=tools, add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt"))
-
-def _with_reply(proc, enc: dict, reply: str) -> dict:
-    "`enc` followed by the tokens of `reply`, with labels on the reply only."
-    import torch
-    rid = proc.tokenizer(reply, add_special_tokens=False, return_tensors="pt")["input_ids"]
-    ids = torch.cat([enc["input_ids"], rid], 1)
-    labels = torch.cat([torch.full_like(enc["input_ids"], -100), rid], 1)
-    out = {k: v for k, v in enc.items() if k not in ("input_ids", "attention_mask", "mm_token_type_ids")}
-    out.update(input_ids=ids, attention_mask=torch.ones_like(ids), labels=labels)
-    if "mm_token_type_ids" in enc:
-        out["mm_token_type_ids"] = torch.cat([enc["mm_token_type_ids"], torch.zeros_like(rid)], 1)
-    return out
-
-
 def _warm_reply(s: GroundingSample, size, g, p_crop: float) -> str:
     W, H = size
     x1, y1, x2, y2 = s.bbox
@@ -310,41 +293,70 @@ def _warm_reply(s: GroundingSample, size, g, p_crop: float) -> str:
     return f"[{int(round(cx))},{int(round(cy))}]<|im_end|>"
 
 
+def warmup_examples(proc,                      # the policy's processor (renders the prompt with the tool schema)
+                    samples: list[GroundingSample],  # training samples (bbox targets)
+                    images,                    # {img_filename: PIL image} or a folder
+                    n: int,                    # examples to draw (with replacement, seeded)
+                    p_crop: float = 0.5,       # share of targets that are a crop_image tool call (else the answer [x,y])
+                    seed: int = 0,
+                    system: str = None,        # system template (default `TOOL_SYSTEM`); use the one training uses
+                   ) -> list[dict]:
+    """`n` trl prompt/completion examples of a first reply: the prompt is the rollout's first turn rendered as GRPO
+    renders it (chat template with the `crop_image` tool schema and the image placeholder), the completion a
+    `crop_image` call around the target or the answer `[x,y]`, ending the turn."""
+    from trl.data_utils import prepare_multimodal_messages
+    from guilab.core import rng
+    tools = [ZoomCropEnv().crop_image]
+    g = rng(seed, "warmup_zoom_format")
+    rendered = {}
+    for s in samples:
+        im = _image_of(s, images)
+        msgs = prepare_multimodal_messages(zoom_prompt(s, im.size, system=system), images=[im])
+        rendered[s.id] = (proc.apply_chat_template(msgs, tools=tools, add_generation_prompt=True, tokenize=False), im)
+    out = []
+    for _ in range(n):
+        s = samples[int(g.integers(len(samples)))]
+        text, im = rendered[s.id]
+        out.append({"prompt": text, "completion": _warm_reply(s, im.size, g, p_crop), "images": [im], "id": s.id})
+    return out
+
+
 def warmup_zoom_format(model_dir,                 # tiny VLM folder to start from
                        out_dir,                   # where the warmed-up model is saved (must not exist)
                        samples: list[GroundingSample],  # training samples (bbox targets)
                        images,                    # {img_filename: PIL image} or a folder
-                       steps: int = 40,           # optimisation steps (one sample each)
-                       lr: float = 2e-3,          # AdamW learning rate
+                       steps: int = 40,           # optimisation steps (one example each)
+                       lr: float = 2e-3,          # AdamW learning rate (constant)
                        p_crop: float = 0.5,       # share of targets that are a crop_image tool call (else the answer [x,y])
                        seed: int = 0,
                        system: str = None,        # system template (default `TOOL_SYSTEM`); use the one training uses
+                       progress: bool = False,    # the trainer's progress bar
                       ) -> Path:
-    """A few steps of supervised fine-tuning on first replies, so a random-init tiny model writes the protocol
-    (a `crop_image` tool call around the target, or the answer `[x,y]`) often enough for GRPO to see reward
-    differences. This only stands in for LBS's ~10,000-sample cold-start SFT in CPU demos; it is not that SFT.
-    Returns the saved folder; raises `FileExistsError` when `out_dir` exists."""
-    import torch
-    from trl.data_utils import prepare_multimodal_messages
-    from guilab.core import rng
+    """A few steps of supervised fine-tuning on first replies (`warmup_examples`) with trl's `SFTTrainer` (loss on
+    the reply only, batch 1, constant learning rate, no weight decay), so a random-init tiny model writes the
+    protocol often enough for GRPO to see reward differences. This only stands in for LBS's ~10,000-sample
+    cold-start SFT in CPU demos; it is not that SFT. Returns the saved folder; raises `FileExistsError` when
+    `out_dir` exists."""
+    from datasets import Dataset
+    from trl import SFTConfig, SFTTrainer
     out = Path(out_dir)
     if out.exists(): raise FileExistsError(f"{out} exists")
     model, proc = load_zoom_policy(model_dir, device="cpu")
-    tools = [ZoomCropEnv().crop_image]
-    g = rng(seed, "warmup_zoom_format")
-    torch.manual_seed(seed)
-    cache = {}
-    for s in samples:
-        im = _image_of(s, images)
-        cache[s.id] = (_encode(proc, prepare_multimodal_messages(zoom_prompt(s, im.size, system=system), images=[im]), tools), im.size)
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=lr)
-    for step in range(steps):
-        s = samples[int(g.integers(len(samples)))]
-        enc, size = cache[s.id]
-        batch = _with_reply(proc, enc, _warm_reply(s, size, g, p_crop))
-        loss = model(**batch).loss
-        opt.zero_grad(); loss.backward(); opt.step()
+    rows = warmup_examples(proc, samples, images, steps, p_crop, seed, system)
+    ds = Dataset.from_list([{k: r[k] for k in ("prompt", "completion", "images")} for r in rows])
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent if out.parent.exists() else None))
+    try:
+        args = SFTConfig(output_dir=str(work), max_steps=steps, per_device_train_batch_size=1, learning_rate=lr,
+                         lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0, seed=seed, report_to="none",
+                         save_strategy="no", logging_strategy="steps" if progress else "no", logging_steps=max(1, steps // 4),
+                         bf16=False, max_length=None,
+                         dataloader_num_workers=0, disable_tqdm=not progress, use_cpu=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tr = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=proc)
+            tr.train()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     model.eval()
     return _save_policy(model, proc, model_dir, out)
 
