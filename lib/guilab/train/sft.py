@@ -17,9 +17,9 @@ from ..pager.prompts import executor_prompt, format_action
 
 # %% auto #0
 __all__ = ['model_image_size', 'to_model_image', 'example', 'iter_step_examples', 'step_examples', 'sft_dataset',
-           'CurvesCallback', 'read_curves', 'load_policy_model', 'save_checkpoint', 'image_span_end', 'drop_cut_images',
-           'trl_config', 'sft_config', 'finished', 'last_checkpoint', 'checkpoint_step', 'trim_curves', 'stage_dirs',
-           'finish_stage', 'train_sft']
+           'CurvesCallback', 'read_curves', 'load_policy_model', 'save_checkpoint', 'image_tokens', 'image_span_end',
+           'example_name', 'drop_cut_images', 'trl_config', 'sft_config', 'finished', 'last_checkpoint',
+           'checkpoint_step', 'trim_curves', 'stage_dirs', 'finish_stage', 'train_sft']
 
 # %% ../../../nbs/train/01_sft.ipynb #85eaac2d
 def model_image_size(processor,                 # a Qwen-VL processor (its `image_processor` is read)
@@ -191,11 +191,21 @@ def _image_token_id(processor) -> int | None:
     if tid is None and getattr(processor, "image_token", None): tid = processor.tokenizer.convert_tokens_to_ids(processor.image_token)
     return tid
 
+def image_tokens(processor, image) -> int:
+    "How many image tokens the processor expands one image of this size to (cached per processor and size)."
+    cache = processor.__dict__.setdefault("_guilab_image_tokens", {})
+    if image.size not in cache:
+        enc = processor(images=[image], text=[processor.image_token], add_special_tokens=False)
+        cache[image.size] = sum(1 for x in enc["input_ids"][0] if x == _image_token_id(processor))
+    return cache[image.size]
+
 def image_span_end(example: dict,   # trl conversational example: `prompt` (and `completion`), `images`
                    processor,       # the model's processor (its chat template and image processor)
                   ) -> tuple[int, int]:
     """`(end, total)`: the index just after the last image token of the example's prompt as the processor encodes it
-    (0 without images), and the number of tokens of prompt + completion. Encodes as trl's collators do."""
+    (0 without images), and the number of tokens of prompt + completion. The prompt is rendered as trl's collators
+    render it and tokenized as text, each image placeholder counted as the `image_tokens` it expands to (one
+    processor call per image size, so a large dataset is checked at tokenizer speed)."""
     import copy
     from trl.data_utils import prepare_multimodal_messages, apply_chat_template
     imgs = list(example.get("images") or [])
@@ -203,12 +213,23 @@ def image_span_end(example: dict,   # trl conversational example: `prompt` (and 
     if example.get("completion") is not None: ex["completion"] = prepare_multimodal_messages(copy.deepcopy(example["completion"]))
     else: ex["completion"] = [{"role": "assistant", "content": [{"type": "text", "text": ""}]}]
     t = apply_chat_template(ex, processor)
-    enc = processor(images=imgs or None, text=[t["prompt"]], add_special_tokens=False)
-    ids = list(enc["input_ids"][0])
+    tok = processor.tokenizer
+    ids = tok(t["prompt"], add_special_tokens=False)["input_ids"]
+    n_comp = len(tok(t["completion"], add_special_tokens=False)["input_ids"]) if example.get("completion") is not None else 0
     tid = _image_token_id(processor)
     pos = [i for i, x in enumerate(ids) if x == tid] if tid is not None else []
-    n_comp = len(processor.tokenizer(t["completion"], add_special_tokens=False)["input_ids"]) if example.get("completion") is not None else 0
-    return (pos[-1] + 1 if pos else 0), len(ids) + n_comp
+    if not imgs or not pos: return 0, len(ids) + n_comp
+    if len(pos) != len(imgs):   # placeholders not one per image: encode the whole prompt with its images
+        enc = processor(images=imgs, text=[t["prompt"]], add_special_tokens=False)
+        full = list(enc["input_ids"][0]); pos = [i for i, x in enumerate(full) if x == tid]
+        return pos[-1] + 1, len(full) + n_comp
+    extra = sum(image_tokens(processor, im) - 1 for im in imgs)
+    return pos[-1] + 1 + extra, len(ids) + extra + n_comp
+
+def example_name(e: dict, i: int) -> str:
+    "How messages name an example: its `id` and `task_index` when it has them (a PAGE step), else its row number."
+    if e.get("id") is None: return f"row {i}"
+    return f"{e['id']}" + (f" task {e['task_index']}" if e.get("task_index") is not None else "") + f" (row {i})"
 
 def drop_cut_images(ds,                        # a `datasets.Dataset` or a list of examples
                     processor,                 # the model's processor
@@ -343,7 +364,7 @@ def train_sft(base,                  # model folder to start from (tiny or a loc
     work, curves = stage_dirs(out, key, resume)
     model, proc, loc_bins = load_policy_model(base)
     model.train()
-    names = [f"{e.get('id')} task {e.get('task_index')} ({json.loads(e['gt'])['type'] if e.get('gt') else '?'})" for e in examples] if isinstance(examples, list) else None
+    names = [example_name(e, i) for i, e in enumerate(examples)] if isinstance(examples, list) else None
     ds = Dataset.from_list([{k: e[k] for k in ("prompt", "completion", "images")} for e in examples]) if isinstance(examples, list) else examples
     args = sft_config(cfg, work, disable_tqdm=not progress)
     ds, skipped = drop_cut_images(ds, proc, args.max_length, progress=progress, names=names)
