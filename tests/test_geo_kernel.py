@@ -130,7 +130,8 @@ def test_errors_name_command_and_position():
     for bad, frag in [("Intersect(A,B)", "expected line"), ("Intersect(c,c)", "unknown object"),
                       ("Circle(A,B,2)", "expected point"), ("Point(A)", "path"), ("A=(1,2,3)", "2 coordinates"),
                       ("B=Segment(A,B)", "already used"), ("{C,D,E}=Midpoint(A,B)", "3 labels"),
-                      ("Midpoint(A,Distance(A,B))", "nested command"), ("x=2+*3", "bad number"),
+                      ("Midpoint(A,Distance(A,B))", "expected point, got number distanceAB"), ("k=2+*3", "bad number"),
+                      ("x=2+*3", "bad expression"),
                       ("Rotate(A,B)", "Rotate"), ("Polygon(A,B,2.5)", "integer n"), ("Angle(A,B)", "expected"),
                       ("Text(A)", "string"), ("Tangent(A,B)", "circle"), ("Segment(A,B", "expected ')'")]:
         with pytest.raises(GeoCommandError) as e:
@@ -155,7 +156,7 @@ def test_labels_follow_geogebra():
     assert c.add("Polygon(A,B,D)") == ["t1", "h", "i", "j"] and c.add("Polygon(A,B,E,D)")[0] == "q1"
     assert c.next_label("point") == "C_1" and c.next_label("polygon", n=7) == "poly1"
     with pytest.raises(ValueError):
-        c.next_label("vector")
+        c.next_label("spline")
 
 
 def test_graph_depth_remove_and_round_trip():
