@@ -63,7 +63,8 @@ def test_nested_failure_leaves_nothing_and_user_label_wins():
     assert c.coords("C") == (5.0, 5.0) and c["c"].data == (2.0, 2.0, 1.0)
     assert [o.label for o in c if o.auxiliary] == ["D"]
     assert c["c"].inputs == ["D"]
-    roundtrip(c, aux=False)           # renamed: written as its own command D=(2,2), so no longer auxiliary
+    assert c.to_commands() == ["A=(0,0)", "B=(1,0)", "c=Circle((2,2),1)", "C=(5,5)"]   # replay renames alike
+    roundtrip(c)
 
 
 def test_ggb_export_includes_auxiliary_objects():
@@ -273,3 +274,14 @@ def test_named_tuples():
     c = Construction.from_commands(["A=(0,0)", "B=(1,0)"])
     b = _b_circle(c, "Circle(A,B)", "Circle", [c["A"], c["B"]], [("A", 7), ("B", 9)])
     assert isinstance(b, Built) and b.kinds == b[2] == ["circle"] and b.args == ["A", "B"]
+
+
+def test_algebra_input_bar_takes_the_new_forms():
+    from guilab.geo.canvas import GeoGUI
+    gui = GeoGUI(["A=(0,0)", "B=(2,0)"])
+    for cmd in ["f: y = 0.5x + 1", "c: x^2 + y^2 = 9", "Circle(A, Distance(A, B))", "Angle(B, A, 90°)"]:
+        res = gui.enter_command(cmd)
+        assert res[-1].ok, (cmd, res[-1])
+    c = gui.construction
+    assert c["f"].kind == "line" and c["c"].data == (0.0, 0.0, 3.0) and c.coords("B'") == (0.0, 2.0)
+    assert gui.render().size[0] > 0                  # renders with the new objects present
