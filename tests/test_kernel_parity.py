@@ -133,6 +133,12 @@ def test_touching_graphs_double_root_exact():
     assert c.coords("A") == (1.0, 0.0) and c.coords("R") == (1.0, 0.0) and c.coords("E") == (1.0, 0.0)
 
 
+def test_touching_line_is_exact_too():
+    c = Construction.from_commands(["f(x) = x^2", "g: y = 2x - 1", "A=Intersect(f, g)", "h(x) = x^3", "k: y = 0",
+                                    "{B}=Intersect(h, k)"])
+    assert c.coords("A") == (1.0, 1.0) and c.coords("B") == (0.0, 0.0)
+
+
 def test_root_extremum_nonpolynomial_and_function_circle():
     c = Construction.from_commands(["f(x) = sin(x)", "{A,B,C}=Root(f, 0, 2pi)", "E=Extremum(f, 0, 3)",
                                     "O=(0,0)", "c=Circle(O, 1)", "g(x) = x", "{P,Q}=Intersect(g, c)"])
@@ -285,3 +291,11 @@ def test_algebra_input_bar_takes_the_new_forms():
     c = gui.construction
     assert c["f"].kind == "line" and c["c"].data == (0.0, 0.0, 3.0) and c.coords("B'") == (0.0, 2.0)
     assert gui.render().size[0] > 0                  # renders with the new objects present
+
+
+def test_equations_and_axes_as_arguments():
+    c = Construction.from_commands(["{A,B}=Intersect(y = x, x^2 + y^2 = 2)", "f(x) = x^2 - 1", "{C,D}=Intersect(f, xAxis)"])
+    assert close(c.coords("A"), (-1.0, -1.0)) and close(c.coords("B"), (1.0, 1.0))
+    assert c.coords("C") == (-1.0, 0.0) and c.coords("D") == (1.0, 0.0)
+    assert c.to_commands()[0] == "{A,B}=Intersect(y = x,x^2 + y^2 = 2)"
+    roundtrip(c)
