@@ -352,3 +352,20 @@ def test_prop_new_objects_recompute_equals_fresh_build(pts, fc):
 def _flat(d):
     if isinstance(d, (tuple, list)): return [v for x in d for v in _flat(x)]
     return [d]
+
+
+@settings(max_examples=80, deadline=None)
+@given(small, small, st.floats(min_value=0.5, max_value=5), st.floats(min_value=0.5, max_value=5),
+       st.floats(min_value=0, max_value=2 * math.pi), st.booleans())
+def test_prop_tangent_circles_typed_rounded_touch(x, y, r1, r2, ang, inner):
+    "Circles tangent in theory, typed with coordinates rounded to 8 decimals, meet in one point in both slots."
+    assume(not inner or abs(r1 - r2) > 0.1)
+    d = abs(r1 - r2) if inner else r1 + r2
+    bx, by = round(x + d * math.cos(ang), 8), round(y + d * math.sin(ang), 8)
+    c = Construction.from_commands([f"A=({x!r},{y!r})", f"B=({bx!r},{by!r})", f"c=Circle(A,{r1!r})", f"e=Circle(B,{r2!r})",
+                                    "{C,D}=Intersect(c,e)", f"l: {math.cos(ang)!r}x + {math.sin(ang)!r}y = {round(x * math.cos(ang) + y * math.sin(ang) + r1, 8)!r}",
+                                    "{E,F}=Intersect(l,c)"])
+    assert c.is_defined("C") and c.coords("C") == c.coords("D")
+    px, py = c.coords("C")
+    assert abs(math.hypot(px - x, py - y) - r1) < 1e-7 and abs(math.hypot(px - bx, py - by) - r2) < 1e-7
+    assert c.is_defined("E") and c.coords("E") == c.coords("F")          # the line typed rounded touches too
