@@ -12,9 +12,8 @@ from typing import Any, Callable
 from PIL import Image
 
 from ..core import GroundingSample, JsonlWriter, atomic_write, dumps, read_jsonl, write_jsonl
-from ..regions import NORM, norm_to_px, px_to_norm, box_center
 from ..grounding.zoom import (ZoomSession, ZoomError, Answer, Refusal, FormatError, CropAction, parse_reply,
-                                   MAX_CROPS, MAX_CROPS_PER_TURN, MAX_TURNS, ORIGINAL_NAME)
+                                   MAX_CROPS, MAX_CROPS_PER_TURN, MAX_TURNS, ORIGINAL_NAME, NORM)
 from . import rewards as R
 from .sft import CurvesCallback, last_checkpoint, trim_curves
 
@@ -120,7 +119,7 @@ def zoom_trajectory(completion,                   # trl completion: list of assi
         if isinstance(p, FormatError): traj["status"] = "format_error"; turns[-1]["error"] = p.message
         elif isinstance(p[0], Answer):
             W, H = size if size is not None else (NORM, NORM)
-            x, y = (sess.to_original(sess.original, p[0].x, p[0].y) if sess is not None else norm_to_px(p[0].x, p[0].y, (W, H)))
+            x, y = (sess.to_original(sess.original, p[0].x, p[0].y) if sess is not None else (p[0].x / NORM * W, p[0].y / NORM * H))
             traj.update(answer=[p[0].x, p[0].y], point=[x, y], status="answer", format_error=False)
         elif isinstance(p[0], Refusal): traj.update(refusal=True, status="refusal", format_error=False)
         else: traj["status"] = "format_error"; turns[-1]["error"] = "crop_image written as text in the final turn, not called as a tool"
@@ -284,7 +283,8 @@ def _save_policy(model, proc, model_dir, dest) -> Path:
 
 def _warm_reply(s: GroundingSample, size, g, p_crop: float) -> str:
     W, H = size
-    cx, cy = px_to_norm(*box_center(s.bbox), (W, H))
+    x1, y1, x2, y2 = s.bbox
+    cx, cy = (x1 + x2) / 2 / W * NORM, (y1 + y2) / 2 / H * NORM
     if g.random() < p_crop:
         hw = g.uniform(60, 200)
         bx = [max(0, cx - hw), max(0, cy - hw), min(NORM, cx + hw), min(NORM, cy + hw)]
@@ -349,7 +349,7 @@ def warmup_zoom_format(model_dir,                 # tiny VLM folder to start fro
         args = SFTConfig(output_dir=str(work), max_steps=steps, per_device_train_batch_size=1, learning_rate=lr,
                          lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0, seed=seed, report_to="none",
                          save_strategy="no", logging_strategy="steps" if progress else "no", logging_steps=max(1, steps // 4),
-                         bf16=False, max_length=None,
+                         bf16=False, gradient_checkpointing=False, max_length=None,   # trl defaults both on; a CPU run wants neither
                          dataloader_num_workers=0, disable_tqdm=not progress, use_cpu=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
