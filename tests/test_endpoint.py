@@ -6,9 +6,9 @@ import psutil
 import pytest
 from PIL import Image, ImageDraw
 
-from guilab.models.policies import (EndpointError, OpenAIChatPolicy, PolicyError, TransformersPolicy, _get, free_port,
+from guilab.agents.policies import (EndpointError, OpenAIChatPolicy, PolicyError, TransformersPolicy, _get, free_port,
                                     serve_transformers, user_message)
-from guilab.models.tiny import build_tiny_vlm, load_tiny_vlm
+from guilab.agents.tiny import build_tiny_vlm, load_tiny_vlm
 
 
 def _img(colour):
