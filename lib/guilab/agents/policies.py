@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/agents/04_policies.ipynb #36b261ca
 from __future__ import annotations
-import base64, binascii, contextlib, io, json, logging, os, shutil, signal, socket, subprocess, sys, tempfile, time
+import contextlib, json, logging, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.request
 from pathlib import Path
 from typing import Any, Iterator, Sequence
