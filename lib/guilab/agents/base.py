@@ -101,6 +101,10 @@ class EntryPoint:
 
 REGISTRY: dict[str, EntryPoint] = {}
 
+def _load_builtin() -> None:
+    "Import the table of shipped agents by name (as a plugin: it imports this module, not the other way round)."
+    importlib.import_module("guilab.agents.builtin")
+
 def register(name: str,          # "namespace/name", e.g. "vlaa/noop"
              entry_point: str,   # "package.module:attribute" (a class or a factory returning the agent)
              doc: str = "",      # one-line description shown by the CLI's agent listing
@@ -117,12 +121,12 @@ def register(name: str,          # "namespace/name", e.g. "vlaa/noop"
 
 def registered(namespace: str | None = None) -> dict[str, EntryPoint]:
     "Registered agents (all, or one namespace's), sorted by name."
-    import guilab.agents.builtin  # noqa: F401
+    _load_builtin()
     return {k: v for k, v in sorted(REGISTRY.items()) if namespace is None or k.split("/", 1)[0] == namespace}
 
 def resolve(name: str, namespace: str | None = None) -> EntryPoint:
     "The entry of `name` (namespaced, or bare within `namespace`); raises `RegistryError` naming the closest ones."
-    import guilab.agents.builtin  # noqa: F401  registers the shipped agents (entry-point strings only)
+    _load_builtin()   # registers the shipped agents (entry-point strings only)
     if ":" in name:   # an unregistered "package.module:attribute", used as is (agents outside guilab)
         if not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*", name): raise RegistryError(f"entry point {name!r} must be 'package.module:attribute'")
         return EntryPoint(name, name)
