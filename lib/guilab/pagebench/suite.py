@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/pagebench/12_suite.ipynb #8a129c31
 from __future__ import annotations
-import hashlib, json, math, os
+import hashlib, json, math, os, sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +15,7 @@ from ..geo.canvas import GeoGUI
 from .build import gt_step
 from .compile import depths
 from ..agents.base import make
+from ..agents.grammar import format_error_warning
 from .evaluate import closed_loop_records, teacher_forced_records, _problems
 from .metrics import score, otc_detail, frs, overall, score_by_category
 
@@ -163,6 +164,9 @@ def run_suite(data: str | os.PathLike,        # a build folder (problems.jsonl, 
                 ag = make(spec["agent"], namespace="pagebench", **spec["options"])
                 fn = closed_loop_records if mode == "closed_loop" else teacher_forced_records
                 recs = fn(ag, trajs, probs)
+            preds = [a for r in recs for t in r["tasks"] for a in t["pred"]]
+            w = format_error_warning(sum(not isinstance(a, dict) for a in preds), len(preds), f"{spec['label']} [{mode}]")
+            if w: print(f"warning: {w}", file=sys.stderr)
             if f is not None: write_jsonl(f, recs)
             out[(spec["label"], mode)] = recs
     return out
