@@ -393,3 +393,13 @@ def test_selection_is_drawn_and_cache_follows_construction():
     gui.draw_world(1, 3)
     mx, my = gui.world_to_pixel(0.5, 1.5)
     assert gui.screenshot()[round(my), round(mx)].max() < 128           # the new segment is on screen
+
+
+def test_hits_coincident_objects_tie_to_latest_whatever_the_float_noise():
+    "A segment lying on a ray is the same distance from a click; float noise of 1e-14 must not decide which is hit."
+    from guilab.geo.canvas import GeoGUI
+    window = {"xmin": -2, "xmax": 8, "ymin": -3, "ymax": 6}
+    for shift in (0.0, 1e-14, -1e-14):
+        gui = GeoGUI(["A=(0,0)", f"B=(3,{1 + shift})", "I=(3,1)", "r=Ray(A,B)", "s=Segment(A,I)"], window)
+        x, y = gui.view.world_to_pixel(1.5, 0.5)
+        assert gui.hits(x, y)["paths"][:2] == ["s", "r"], shift
