@@ -14,7 +14,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, Wi
 from typing import Annotated
 
 from ..core import dumps, read_jsonl
-from ..models.policies import user_message
+from ..agents.messages import user_message
 
 # %% auto #0
 __all__ = ['DIMENSIONS', 'PERSPECTIVES', 'JUDGE_PROMPT', 'Score', 'JudgeReplyError', 'PerspectiveScores', 'Verdict',
