@@ -6,7 +6,7 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from guilab.geo.kernel import (Construction, GeoCommandError, GeoObject, collinear, concyclic, equal_length,
-                               incident, parallel, perpendicular, tangent, bench_commands)
+                               incident, parallel, perpendicular, tangent, mixed_commands)
 
 SQ3 = math.sqrt(3)
 
@@ -159,7 +159,7 @@ def test_labels_follow_geogebra():
 
 
 def test_graph_depth_remove_and_round_trip():
-    cmds = bench_commands(7)
+    cmds = mixed_commands(7)
     c = Construction.from_commands(cmds)
     assert c.to_commands() == [x.replace("{E,F}=", "E=").replace("{G,H}=", "G=") for x in cmds]
     c2 = Construction.from_commands(c.to_commands())
@@ -270,7 +270,7 @@ def test_prop_euclid_I_1_equilateral(ma, mb):
 @PROP
 @given(st.lists(pt, min_size=4, max_size=4), st.integers(0, 1000))
 def test_prop_incremental_recompute_equals_fresh_build(pts, seed):
-    c = Construction.from_commands(bench_commands(seed))
+    c = Construction.from_commands(mixed_commands(seed))
     for lab, p in zip("ABCD", pts):
         c.move(lab, *p)
     fresh = Construction.from_commands(c.to_commands())

@@ -23,7 +23,7 @@ __all__ = ['SNAP_POINT_PX', 'SNAP_OBJECT_PX', 'COORD_DECIMALS', 'DEFAULT_SIZE', 
            'C_PANEL', 'C_ACCENT', 'C_ACCENT_BG', 'C_GRID', 'C_AXIS', 'C_FREE', 'C_ONPATH', 'C_DEP', 'C_LINE', 'C_POLY',
            'C_ANGLE', 'C_OBJTEXT', 'Tool', 'find_tool', 'tools_in', 'gui_layout', 'in_box', 'check_window', 'View',
            'font', 'draw_text', 'tool_icon', 'chrome', 'nice_step', 'canvas_background', 'StepResult', 'GeoGUI',
-           'pretty_label', 'tool_actions', 'bench_trajectory', 'best_rate', 'bench_gui_steps', 'bench_gui_frames']
+           'pretty_label', 'tool_actions']
 
 # %% ../../../nbs/geo/01_canvas.ipynb #e16b1477
 SNAP_POINT_PX = 10.0    # a canvas click within this many screenshot pixels of a point selects that point
@@ -1148,49 +1148,6 @@ def tool_actions(gui: GeoGUI,            # the GUI (for widget boxes and the vie
         x, y = gui.world_to_pixel(*p); acts.append({"type": "draw", "x": x, "y": y})
     if value is not None: acts += [{"type": "type", "text": str(value)}, {"type": "key", "key": "Enter"}]
     return acts
-
-# %% ../../../nbs/geo/01_canvas.ipynb #62af9ef1
-from ..bench import benchmark, timeit
-
-def bench_trajectory(gui: GeoGUI) -> list[dict]:
-    "A 60-odd action trajectory (Euclid I.1 plus more tools) for `gui`'s window; used by benchmarks and tests."
-    s3 = math.sqrt(3)
-    return (tool_actions(gui, "Circle with Centre through Point", [(0, 0), (4, 0)]) + tool_actions(gui, "Circle with Centre through Point", [(4, 0), (0, 0)])
-            + tool_actions(gui, "Intersect", [(2, 2 * s3)]) + tool_actions(gui, "Polygon", [(0, 0), (4, 0), (2, 2 * s3), (0, 0)])
-            + tool_actions(gui, "Midpoint or Centre", [(0, 0), (4, 0)]) + tool_actions(gui, "Segment", [(2, 2 * s3), (2, 0)])
-            + tool_actions(gui, "Perpendicular Line", [(6, 1), (2, 0.001)]) + tool_actions(gui, "Circle with Centre and Radius", [(6, 4)], "1.5")
-            + tool_actions(gui, "Angle", [(4, 0), (0, 0), (2, 2 * s3)]) + tool_actions(gui, "Point", [(-1, 5)]) + tool_actions(gui, "Point", [(7, -2)])
-            + tool_actions(gui, "Line", [(-1, 5), (7, -2)]) + tool_actions(gui, "Reflect about Line", [(6, 4), (3, 1.5)])
-            + [{"type": "click", "x": sum(gui.widget_bbox("input_bar")[::2]) / 2, "y": sum(gui.widget_bbox("input_bar")[1::2]) / 2},
-               {"type": "type", "text": "Circle(B,2)"}, {"type": "key", "key": "Enter"}, {"type": "key", "key": "Escape"}]
-            + tool_actions(gui, "Distance or Length", [(0, 0), (2, 2 * s3)]))
-
-def _replay(gui, acts, shot=False, redraw=False):
-    gui.load(["A=(0,0)", "B=(4,0)"], {"xmin": -2, "xmax": 8, "ymin": -3, "ymax": 6})
-    for a in acts:
-        gui.step(a)
-        if redraw: gui.version += 1
-        if shot: gui.screenshot()
-
-def best_rate(fn, reps: int, per_call: int) -> float:
-    "Best (highest) rate over `reps` timed calls of `fn`, in units of `per_call` per second (robust to a busy machine)."
-    return max(timeit(fn, 1) for _ in range(reps)) * per_call
-
-@benchmark("geo.canvas", unit="steps/s", goal=">= 1000")
-def bench_gui_steps(quick: bool = False) -> float:
-    "GUI steps per second without rendering (`bench_trajectory` replayed; best of the repetitions)."
-    g = GeoGUI(); acts = bench_trajectory(g)
-    return best_rate(lambda: _replay(g, acts), 3 if quick else 50, len(acts))
-
-@benchmark("geo.canvas", unit="frames/s", goal=">= 100")
-def bench_gui_frames(quick: bool = False) -> list[dict]:
-    "Rendered 1280x800 frames per second: one screenshot per step (cached layers), and with the canvas redrawn every frame."
-    g = GeoGUI(); acts = bench_trajectory(g)
-    reps = 1 if quick else 8
-    _replay(g, acts, shot=True)   # warm the chrome and text caches
-    return [{"name": "gui_frames", "value": best_rate(lambda: _replay(g, acts, shot=True), reps, len(acts)), "unit": "frames/s", "goal": ">= 100"},
-            {"name": "gui_frames_redraw", "value": best_rate(lambda: _replay(g, acts, shot=True, redraw=True), reps, len(acts)),
-             "unit": "frames/s", "goal": "(worst case, no goal)"}]
 
 # %% ../../../nbs/geo/01_canvas.ipynb #3edda92e
 @patch

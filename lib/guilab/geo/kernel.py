@@ -12,7 +12,7 @@ import networkx as nx
 # %% auto #0
 __all__ = ['KINDS', 'COMMANDS', 'ALIASES', 'FREE_POINT_COLOR', 'PATH_POINT_COLOR', 'GeoCommandError', 'GeoObject', 'eval_number',
            'fmt_number', 'parse_command', 'Construction', 'incident', 'parallel', 'perpendicular', 'equal_length',
-           'tangent', 'concyclic', 'collinear', 'bench_commands', 'bench_kernel_commands']
+           'tangent', 'concyclic', 'collinear', 'mixed_commands']
 
 # %% ../../../nbs/geo/00_kernel.ipynb #af2c5ad3
 class GeoCommandError(ValueError):
@@ -1302,10 +1302,9 @@ def collinear(c: Construction, *points: str, tol: float = 1e-9) -> bool:
     return all(abs((o.data[0] - p0[0]) * dy - (o.data[1] - p0[1]) * dx) / n <= eps for o in objs)
 
 # %% ../../../nbs/geo/00_kernel.ipynb #59f1d043
-from ..bench import benchmark
-
-def bench_commands(seed: int = 0) -> list[str]:
-    "The mixed 29-command benchmark construction, free points drawn from `random.Random(seed)`."
+def mixed_commands(seed: int = 0,  # seeds `random.Random` for the free points' world coordinates in [-5, 5]
+                  ) -> list[str]:
+    "A mixed 29-command construction (GeoGebra command syntax) covering most of the command subset; free points drawn from `random.Random(seed)`."
     import random
     r = random.Random(seed)
     x = lambda: fmt_number(round(r.uniform(-5, 5), 3))
@@ -1315,23 +1314,4 @@ def bench_commands(seed: int = 0) -> list[str]:
             "O=Intersect(i,j)", "e=Circle(A,B,C)", "k=AngleBisector(A,B,C)", "l=Line(C,f)", "t1=Polygon(A,B,C)",
             "α=Angle(A,B,C)", "distanceAB=Distance(A,B)", "cp=Circle(C,2.5)", "{G,H}=Intersect(g,cp)",
             "P=Point(e,0.25)", "{tm,tn}=Tangent(D,c)", "s=Semicircle(A,C)", "A'=Rotate(A,60°,B)",
-            "q1=Polygon(A,B,4)", 'text1=Text("bench")']
-
-@benchmark("geo.kernel", unit="commands/s", goal=">= 5000")
-def bench_kernel_commands(quick: bool = False) -> list[dict]:
-    "Kernel throughput: build (commands/s) and free-point moves with recomputation (moves/s, commands/s)."
-    import random, time
-    n_build, n_move = (20, 200) if quick else (400, 5000)
-    lists = [bench_commands(i) for i in range(n_build)]
-    t = time.perf_counter()
-    for cmds in lists: Construction.from_commands(cmds)
-    build = sum(map(len, lists)) / (time.perf_counter() - t)
-    c = Construction.from_commands(lists[0]); r = random.Random(1)
-    moves = [(r.uniform(-5, 5), r.uniform(-5, 5)) for _ in range(n_move)]
-    per_move = 1 + len(c._chain(c["A"].algo))
-    t = time.perf_counter()
-    for x, y in moves: c.move("A", x, y)
-    mv = n_move / (time.perf_counter() - t)
-    return [{"name": "build mixed 29-command construction", "value": build, "unit": "commands/s", "goal": ">= 5000"},
-            {"name": f"move free point (recomputes {per_move} commands)", "value": mv * per_move, "unit": "commands/s", "goal": ">= 5000"},
-            {"name": "move free point", "value": mv, "unit": "moves/s", "goal": ""}]
+            "q1=Polygon(A,B,4)", 'text1=Text("mixed")']

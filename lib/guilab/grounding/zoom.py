@@ -12,14 +12,12 @@ from typing import Any, Callable
 
 from PIL import Image
 
-from ..bench import benchmark
-
 # %% auto #0
 __all__ = ['NORM', 'UPSCALE', 'MAX_PIXELS', 'MAX_CROPS', 'MAX_CROPS_PER_TURN', 'FORMAT_RETRIES', 'FORMAT_RETRIES_MCQ',
            'MAX_TURNS', 'ORIGINAL_NAME', 'SYSTEM_TEMPLATE', 'ZoomError', 'point_in_box', 'point_in_polygon', 'box_area',
            'box_iou', 'box_contains', 'upscale_size', 'crop_and_upscale', 'Crop', 'ZoomSession', 'CropAction', 'Answer',
            'Refusal', 'FormatError', 'parse_reply', 'to_data_uri', 'initial_messages', 'crop_feedback',
-           'correction_message', 'run_episode', 'bench_zoom_crop_4k']
+           'correction_message', 'run_episode']
 
 # %% ../../../nbs/grounding/00_zoom.ipynb #8f6b09b7
 NORM = 1000                # normalised coordinate range [0, NORM]
@@ -509,17 +507,3 @@ def run_episode(session_or_image,            # a ZoomSession or a PIL image (the
         messages.append(crop_feedback(s, made, encode=enc, turns_left=max_turns - t - 1))
     traj["messages_len"] = len(messages)
     return traj
-
-# %% ../../../nbs/grounding/00_zoom.ipynb #be5fa155
-@benchmark("grounding.zoom", unit="crops/s", goal=">= 5")
-def bench_zoom_crop_4k(quick: bool = False) -> float:
-    "Crops per second: 960x540 region of a 3840x2160 image, LANCZOS up-scaled to the 4 MP cap."
-    from PIL import ImageDraw
-    img = Image.new("RGB", (3840, 2160), "white"); d = ImageDraw.Draw(img)
-    for i in range(0, 3840, 40): d.line([(i, 0), (3840 - i, 2160)], fill=(i % 256, 80, 160), width=3)
-    n = 3 if quick else 20
-    t = time.perf_counter()
-    for k in range(n):
-        s = ZoomSession(img)
-        s.crop(ORIGINAL_NAME, 250 + k, 250, 500 + k, 500)
-    return n / (time.perf_counter() - t)

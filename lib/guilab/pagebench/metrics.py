@@ -15,8 +15,7 @@ from ..core import ACTION_TYPES, CATEGORIES
 
 # %% auto #0
 __all__ = ['METRICS', 'TAU', 'param_ok', 'is_valid_action', 'task_metrics', 'problem_metrics', 'mps', 'score',
-           'score_by_category', 'synthetic_records', 'build_tolerant', 'signatures', 'f1', 'otc_detail', 'otc', 'frs',
-           'overall']
+           'score_by_category', 'build_tolerant', 'signatures', 'f1', 'otc_detail', 'otc', 'frs', 'overall']
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #07918f2f
 def _xy(a: dict, kx: str = "x", ky: str = "y"):
@@ -128,43 +127,6 @@ def score_by_category(records: Iterable[dict],   # PAGE evaluation records
         sel = [m for pid, m in per.items() if c in categories.get(pid, ())]
         out[c] = _aggregate(sel) if sel else {**{k: float("nan") for k in (*METRICS, "MPS")}, "problems": 0}
     return out
-
-# %% ../../../nbs/pagebench/03_metrics.ipynb #8d326d78
-def synthetic_records(n_actions: int = 224_497, n_tasks: int = 53_277, n_problems: int = 4_906, seed: int = 0) -> list[dict]:
-    "PAGE evaluation records of a given size with mixed click/draw/type/key steps and noisy predictions (for benchmarks)."
-    from guilab.core import rng as _rng
-    g = _rng(seed, "synthetic_records")
-    task_sizes = np.full(n_tasks, n_actions // n_tasks); task_sizes[: n_actions - task_sizes.sum()] += 1
-    prob_of_task = np.sort(g.integers(0, n_problems, n_tasks))
-    kinds = g.choice(["click", "draw", "type", "key"], size=n_actions, p=[0.45, 0.43, 0.06, 0.06])
-    xy = g.uniform(0, 1280, size=(n_actions, 2)); noise = g.normal(0, 4, size=(n_actions, 2))
-    recs = [{"id": f"p{i}", "tasks": []} for i in range(n_problems)]
-    k = 0
-    for t, (size, pid) in enumerate(zip(task_sizes, prob_of_task)):
-        gt, pred = [], []
-        for _ in range(size):
-            x, y = xy[k]; kind = kinds[k]
-            if kind == "click": gt.append({"type": "click", "bbox": [x - 10, y - 8, x + 10, y + 8]})
-            elif kind == "draw": gt.append({"type": "draw", "point": [x, y]})
-            elif kind == "type": gt.append({"type": "type", "text": "Circle(A,B)"})
-            else: gt.append({"type": "key", "key": "Enter"})
-            pred.append({"type": kind, "x": float(x + noise[k, 0]), "y": float(y + noise[k, 1]), "text": "circle(a,b)", "key": "Enter"})
-            k += 1
-        recs[pid]["tasks"].append({"task": f"t{t}", "gt": gt, "pred": pred[: len(pred) - (t % 7 == 0)]})
-    return recs
-
-def _bench_score(quick: bool = False) -> list[dict]:
-    import time
-    recs = synthetic_records(*((22_450, 5_328, 491) if quick else (224_497, 53_277, 4_906)))
-    n = sum(len(t["gt"]) for r in recs for t in r["tasks"])
-    t0 = time.perf_counter(); score(recs); dt = time.perf_counter() - t0
-    return [{"name": f"score {n:,} actions", "value": dt, "unit": "s", "goal": "<= 2 (224,497 actions)"},
-            {"name": "score throughput", "value": n / dt, "unit": "actions/s", "goal": ""}]
-
-def _register_bench():
-    from guilab.bench import benchmark
-    benchmark("pagebench.metrics", name="score")(_bench_score)
-_register_bench()
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #2d71fbcd
 from scipy.optimize import linear_sum_assignment

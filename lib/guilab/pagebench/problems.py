@@ -16,7 +16,7 @@ __all__ = ['DIFFICULTY_STEPS', 'MULTI_STEP', 'KERNEL_RELATIONS', 'EXTRA_RELATION
            'LETTERS', 'MAX_ASPECT', 'CATEGORY_ALIASES', 'cmd_labels', 'dependent_steps', 'difficulty_for', 'CheckError',
            'parse_check', 'check_relations', 'inside_window', 'conditioning', 'validate_problem', 'describe_given',
            'euclid_problems', 'Redraw', 'generate_problem', 'generate_problems', 'map_category', 'pagebench_record',
-           'load_pagebench', 'save_problems', 'load_problems', 'problem_stats', 'bench_generate', 'bench_validate']
+           'load_pagebench', 'save_problems', 'load_problems', 'problem_stats']
 
 # %% ../../../nbs/pagebench/00_problems.ipynb #a7b775a7
 DIFFICULTY_STEPS = (4, 10)  # easy <= 4 dependent steps < medium <= 10 < hard
@@ -1749,20 +1749,3 @@ def problem_stats(problems: list[Problem]) -> dict:
                 source=dict(Counter(p.source for p in problems)),
                 labels_per_problem=(sum(len(p.categories) for p in problems) / n) if n else math.nan,
                 steps_per_problem=(sum(steps) / n) if n else math.nan)
-
-# %% ../../../nbs/pagebench/00_problems.ipynb #f14655d4
-from ..bench import benchmark, timeit
-
-@benchmark("pagebench.problems", unit="problems/s", goal=">= 500")
-def bench_generate(quick: bool = False) -> float:
-    "Generated problems per second (seed 0)."
-    n = 50 if quick else 500
-    k = iter(range(10 ** 9))
-    return timeit(lambda: generate_problem(0, next(k)), n)
-
-@benchmark("pagebench.problems", unit="problems/s", goal=">= 100")
-def bench_validate(quick: bool = False) -> float:
-    "Problems validated per second with the kernel (build, window, conditioning, checks)."
-    ps = generate_problems(20 if quick else 200, 0)
-    it = iter(ps * 2)
-    return timeit(lambda: validate_problem(next(it)), len(ps))
