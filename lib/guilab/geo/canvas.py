@@ -15,15 +15,16 @@ from PIL import Image, ImageDraw, ImageFont
 
 from ..core import Action, RecordError
 from .kernel import Construction, GeoCommandError, FREE_POINT_COLOR
+from ..regions import point_in_box, point_in_polygon
 
 # %% auto #0
 __all__ = ['SNAP_POINT_PX', 'SNAP_OBJECT_PX', 'COORD_DECIMALS', 'DEFAULT_SIZE', 'DEFAULT_WINDOW', 'MAX_INPUT_CHARS',
            'INPUT_CHARSET', 'LABEL_MODES', 'SUPERSAMPLE', 'CATEGORIES', 'INPUT_KINDS', 'TOOLS', 'HEADER_H', 'TOOLBAR_W',
            'INPUT_H', 'MENU_W', 'MENU_ROW_H', 'MENU_PAD', 'DIALOG_W', 'DIALOG_H', 'C_TEXT', 'C_MUTED', 'C_BORDER',
            'C_PANEL', 'C_ACCENT', 'C_ACCENT_BG', 'C_GRID', 'C_AXIS', 'C_FREE', 'C_ONPATH', 'C_DEP', 'C_LINE', 'C_POLY',
-           'C_ANGLE', 'C_OBJTEXT', 'Tool', 'find_tool', 'tools_in', 'gui_layout', 'in_box', 'check_window', 'View',
-           'font', 'draw_text', 'tool_icon', 'chrome', 'nice_step', 'canvas_background', 'StepResult', 'GeoGUI',
-           'pretty_label', 'tool_actions']
+           'C_ANGLE', 'C_OBJTEXT', 'Tool', 'find_tool', 'tools_in', 'gui_layout', 'check_window', 'View', 'font',
+           'draw_text', 'tool_icon', 'chrome', 'nice_step', 'canvas_background', 'StepResult', 'GeoGUI', 'pretty_label',
+           'tool_actions']
 
 # %% ../../../nbs/geo/01_canvas.ipynb #e16b1477
 SNAP_POINT_PX = 10.0    # a canvas click within this many screenshot pixels of a point selects that point
@@ -155,10 +156,6 @@ def gui_layout(width: int = 1280,   # screenshot width, pixels (>= 640)
     L["dialog:OK"] = (dx + DIALOG_W - 116, dy + DIALOG_H - 48, dx + DIALOG_W - 21, dy + DIALOG_H - 17)
     L["dialog:Cancel"] = (dx + DIALOG_W - 228, dy + DIALOG_H - 48, dx + DIALOG_W - 133, dy + DIALOG_H - 17)
     return L
-
-def in_box(box, x: float, y: float) -> bool:
-    "Whether (x, y) lies inside the inclusive box `[x1,y1,x2,y2]` (the click rule of DESIGN §4)."
-    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 # %% ../../../nbs/geo/01_canvas.ipynb #1123263c
 def check_window(window) -> dict:
@@ -542,26 +539,26 @@ class GeoGUI:
 def _press(self: GeoGUI, x: float, y: float) -> StepResult:
     L = self.layout
     if self.dialog is not None:
-        if in_box(L["dialog:OK"], x, y): return self._dialog_submit()
-        if in_box(L["dialog:Cancel"], x, y): return self._dialog_cancel()
-        if in_box(L["dialog"], x, y): self.focus = "dialog"; return StepResult(True, "dialog field focused")
+        if point_in_box(x, y, L["dialog:OK"]): return self._dialog_submit()
+        if point_in_box(x, y, L["dialog:Cancel"]): return self._dialog_cancel()
+        if point_in_box(x, y, L["dialog"]): self.focus = "dialog"; return StepResult(True, "dialog field focused")
         return StepResult(False, "a dialog is open: type the value and press Enter, or click Cancel")
     if self.open_category is not None:
         cat = self.open_category
         for t in tools_in(cat):
-            if in_box(L[f"tool:{t.name}"], x, y): return self._select(t)
+            if point_in_box(x, y, L[f"tool:{t.name}"]): return self._select(t)
         for c in CATEGORIES:
-            if in_box(L[f"category:{c}"], x, y) and c != cat:
+            if point_in_box(x, y, L[f"category:{c}"]) and c != cat:
                 self.open_category = c; return StepResult(True, f"{c} tools shown: {', '.join(t.name for t in tools_in(c))}")
         self.open_category = None
         return StepResult(True, f"{cat} menu closed")
     for c in CATEGORIES:
-        if in_box(L[f"category:{c}"], x, y):
+        if point_in_box(x, y, L[f"category:{c}"]):
             self.open_category, self.focus = c, None
             return StepResult(True, f"{c} tools shown: {', '.join(t.name for t in tools_in(c))}")
-    if in_box(L["undo"], x, y): return self._undo_step()
-    if in_box(L["input_bar"], x, y): self.focus = "input"; return StepResult(True, "input bar focused: type a command and press Enter")
-    if in_box(L["canvas"], x, y):
+    if point_in_box(x, y, L["undo"]): return self._undo_step()
+    if point_in_box(x, y, L["input_bar"]): self.focus = "input"; return StepResult(True, "input bar focused: type a command and press Enter")
+    if point_in_box(x, y, L["canvas"]):
         self.focus = None
         return self._canvas_press(x, y)
     return StepResult(False, f"nothing to click at ({x:g}, {y:g})")
@@ -665,18 +662,13 @@ def _undo_step(self: GeoGUI) -> StepResult:
 # %% ../../../nbs/geo/01_canvas.ipynb #27c102fe
 _HITTABLE = ("point", "segment", "line", "ray", "circle", "arc", "polygon")
 
-def _point_in_polygon(v, x, y) -> bool:
-    inside = False
-    for i in range(len(v)):
-        (ax, ay), (bx, by) = v[i], v[i - 1]
-        if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay): inside = not inside
-    return inside
-
 @patch
 def hits(self: GeoGUI, x: float, y: float) -> dict:
     """Objects near screenshot pixel (x, y): `point` (nearest point within SNAP_POINT_PX or None), `paths` (labels of
     lines/segments/rays/circles/arcs/polygon boundaries within SNAP_OBJECT_PX, nearest first), `regions` (polygons
-    containing the click), `d` (label -> pixel distance)."""
+    containing the click), `d` (label -> pixel distance). Distances are compared at 1e-6 px: objects that coincide
+    (a segment lying on a ray) tie whatever the float noise of their construction, and among ties the object
+    created last wins, as the one GeoGebra draws on top."""
     c, s = self.construction, self.view.scale
     wx, wy = self.view.pixel_to_world(x, y)
     best, paths, regions, dist = None, [], [], {}
@@ -685,10 +677,10 @@ def hits(self: GeoGUI, x: float, y: float) -> dict:
         d = c.distance_to(l, wx, wy) * s
         dist[l] = d
         if o.kind == "point":
-            if d <= SNAP_POINT_PX and (best is None or d <= best[0]): best = (d, l)
+            if d <= SNAP_POINT_PX and (best is None or round(d, 6) <= best[0]): best = (round(d, 6), l)
         else:
-            if d <= SNAP_OBJECT_PX: paths.append((d, -i, l))
-            if o.kind == "polygon" and _point_in_polygon(o.data, wx, wy): regions.append((-i, l))
+            if d <= SNAP_OBJECT_PX: paths.append((round(d, 6), -i, l))
+            if o.kind == "polygon" and point_in_polygon(wx, wy, o.data): regions.append((-i, l))
     return {"point": best[1] if best else None, "paths": [l for _, _, l in sorted(paths)],
             "regions": [l for _, l in sorted(regions)], "d": dist}
 
@@ -826,7 +818,7 @@ def _drag(self: GeoGUI, x, y, x2, y2) -> StepResult:
     if self.dialog is not None or self.open_category is not None:
         return StepResult(False, "close the " + ("dialog" if self.dialog is not None else "menu") + " before dragging")
     cv = self.layout["canvas"]
-    if not (in_box(cv, x, y) and in_box(cv, x2, y2)): return StepResult(False, "a drag must start and end on the canvas")
+    if not (point_in_box(x, y, cv) and point_in_box(x2, y2, cv)): return StepResult(False, "a drag must start and end on the canvas")
     if self.mode != 0:
         r1 = self._press(x, y)
         if not r1.ok: return r1

@@ -12,15 +12,16 @@ from typing import Any, Callable
 
 from PIL import Image
 
+from ..regions import (NORM, point_in_box, point_in_polygon, box_area, box_iou, box_contains, box_center, px_to_norm,
+                            resized_to_original)
+
 # %% auto #0
-__all__ = ['NORM', 'UPSCALE', 'MAX_PIXELS', 'MAX_CROPS', 'MAX_CROPS_PER_TURN', 'FORMAT_RETRIES', 'FORMAT_RETRIES_MCQ',
-           'MAX_TURNS', 'ORIGINAL_NAME', 'SYSTEM_TEMPLATE', 'ZoomError', 'point_in_box', 'point_in_polygon', 'box_area',
-           'box_iou', 'box_contains', 'upscale_size', 'crop_and_upscale', 'Crop', 'ZoomSession', 'CropAction', 'Answer',
-           'Refusal', 'FormatError', 'parse_reply', 'to_data_uri', 'initial_messages', 'crop_feedback',
-           'correction_message', 'run_episode']
+__all__ = ['UPSCALE', 'MAX_PIXELS', 'MAX_CROPS', 'MAX_CROPS_PER_TURN', 'FORMAT_RETRIES', 'FORMAT_RETRIES_MCQ', 'MAX_TURNS',
+           'ORIGINAL_NAME', 'SYSTEM_TEMPLATE', 'SYSTEM_TEMPLATE_PIXELS', 'ZoomError', 'upscale_size',
+           'crop_and_upscale', 'Crop', 'ZoomSession', 'CropAction', 'Answer', 'Refusal', 'FormatError', 'answer_scale',
+           'parse_reply', 'to_data_uri', 'initial_messages', 'crop_feedback', 'correction_message', 'run_episode']
 
 # %% ../../../nbs/grounding/00_zoom.ipynb #8f6b09b7
-NORM = 1000                # normalised coordinate range [0, NORM]
 UPSCALE = 4                # LANCZOS up-scale factor of a crop (LBS 方法: 4×)
 MAX_PIXELS = 4_000_000     # cap on the returned crop's w*h (LBS: 4M pixels)
 MAX_CROPS = 3              # crops per sample
@@ -32,47 +33,6 @@ ORIGINAL_NAME = "screenshot.png"
 
 class ZoomError(ValueError):
     "A call of the zoom API that breaks the protocol: unknown image, bad box, or a crop budget exceeded."
-
-# %% ../../../nbs/grounding/00_zoom.ipynb #11e3c651
-def point_in_box(x: float, y: float,  # point, pixels
-                 box,                 # [x1, y1, x2, y2], pixels
-                ) -> bool:
-    "True when (x, y) lies in `box`, bounds inclusive (DESIGN §4). Non-finite points are outside."
-    if not (math.isfinite(x) and math.isfinite(y)): return False
-    x1, y1, x2, y2 = box
-    return x1 <= x <= x2 and y1 <= y <= y2
-
-def _on_segment(x, y, ax, ay, bx, by, eps=1e-9) -> bool:
-    cross = (bx - ax) * (y - ay) - (by - ay) * (x - ax)
-    if abs(cross) > eps * max(1.0, math.hypot(bx - ax, by - ay)): return False
-    return min(ax, bx) - eps <= x <= max(ax, bx) + eps and min(ay, by) - eps <= y <= max(ay, by) + eps
-
-def point_in_polygon(x: float, y: float,  # point, pixels
-                     poly,                # [[x, y], ...] vertices, pixels (>= 3)
-                    ) -> bool:
-    "Even-odd ray casting (DESIGN §4); points on an edge count as inside, like the inclusive box test."
-    if not (math.isfinite(x) and math.isfinite(y)): return False
-    n = len(poly); inside = False
-    for i in range(n):
-        (ax, ay), (bx, by) = poly[i - 1], poly[i]
-        if _on_segment(x, y, ax, ay, bx, by): return True
-        if (ay > y) != (by > y) and x < (bx - ax) * (y - ay) / (by - ay) + ax: inside = not inside
-    return inside
-
-def box_area(b) -> float:
-    "Area of `[x1,y1,x2,y2]` (0 when empty)."
-    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
-
-def box_iou(a, b) -> float:
-    "Intersection over union of two `[x1,y1,x2,y2]` boxes (0 when both are empty)."
-    iw, ih = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
-    inter = max(0.0, iw) * max(0.0, ih)
-    union = box_area(a) + box_area(b) - inter
-    return inter / union if union > 0 else 0.0
-
-def box_contains(outer, inner) -> bool:
-    "True when box `inner` lies inside box `outer` (bounds inclusive)."
-    return outer[0] <= inner[0] and outer[1] <= inner[1] and inner[2] <= outer[2] and inner[3] <= outer[3]
 
 # %% ../../../nbs/grounding/00_zoom.ipynb #697fb987
 def upscale_size(w: int, h: int,                  # crop size in parent pixels
@@ -236,10 +196,14 @@ class CropAction:
 
 @dataclass
 class Answer:
-    "A final point, [0,1000] normalised coordinates of the ORIGINAL image."
+    "A final point, [0,1000] normalised coordinates of the ORIGINAL image (a box answer: its centre, the box in `box`)."
     x: float
     y: float
-    def to_dict(self) -> dict: return {"type": "answer", "x": self.x, "y": self.y}
+    box: list | None = field(default=None, compare=False)   # [x1,y1,x2,y2] in [0,1000] when the reply gave a box
+    px: list | None = field(default=None, compare=False)    # [x, y] as answered, in pixels of `answer_size` (parse_reply)
+    def to_dict(self) -> dict:
+        return {"type": "answer", "x": self.x, "y": self.y, **({"box": list(self.box)} if self.box is not None else {}),
+                **({"px": list(self.px)} if self.px is not None else {})}
 
 @dataclass
 class Refusal:
@@ -261,6 +225,9 @@ _KEY_RE = re.compile(r"""\s*['"]?([A-Za-z_][A-Za-z_0-9]*)['"]?\s*[=:](?!=)""")
 _POINT_RES = [re.compile(rf"click\s*\(\s*(?:x\s*=\s*)?({_NUM})\s*,\s*(?:y\s*=\s*)?({_NUM})\s*\)", re.I),
               re.compile(rf"\[\s*({_NUM})\s*,\s*({_NUM})\s*\]"),
               re.compile(rf"\(\s*({_NUM})\s*,\s*({_NUM})\s*\)")]
+_SEP = r"[\s,()\[\]]+"
+_BOX_RES = [re.compile(rf"(?:<\|box_start\|>|<box>)[\s\[(]*({_NUM}){_SEP}({_NUM}){_SEP}({_NUM}){_SEP}({_NUM})[\s\])]*(?:<\|box_end\|>|</box>)", re.I),
+            re.compile(rf"\[\s*({_NUM})\s*,\s*({_NUM})\s*,\s*({_NUM})\s*,\s*({_NUM})\s*\]")]
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
 _REFUSE_RE = re.compile(r"\b(refuse[sd]?|refusal|not present|not exist|does not exist|doesn't exist|no such (?:element|button|item|target)"
                         r"|not found|cannot be found|can't be found|unable to (?:find|locate)|infeasible)\b", re.I)
@@ -378,11 +345,50 @@ def _json_calls(text: str, max_tries: int = 200) -> list[tuple[int, CropAction |
         i = text.find("{", i + 1)
     return out
 
+def answer_scale(raw) -> tuple[list[float], str] | str:
+    """The numbers of one answer (point or box) on the [0,1000] scale, and the scale they were written on:
+    `(values, "norm" | "fraction")`; or an error message when they are not finite or the scale is ambiguous.
+    `raw` are the numbers as written (strings). See the rule in the text above."""
+    vals = [_num(r) for r in raw]
+    if any(v is None for v in vals): return "answer coordinates must be finite numbers"
+    unit = [0 <= v <= 1 for v in vals]
+    dec = [bool(re.search(r"[.eE]", str(r))) for r in raw]
+    if all(unit) and all(dec): return [v * NORM for v in vals], "fraction"
+    if all(unit) and any(dec):
+        return (f"ambiguous answer [{', '.join(str(r).strip() for r in raw)}]: fractions of the image mixed with integers; "
+                f"give [x,y] in [0,{NORM}] normalised coordinates of the original image")
+    return vals, "norm"
+
+def _answer(raw, written: str, answer_size=None) -> list | FormatError:
+    "An Answer (point, or box centre) or a Refusal from the matched numbers; FormatError when out of range or ambiguous."
+    if all(_num(r) == -1 for r in raw): return [Refusal("[" + ",".join(["-1"] * len(raw)) + "]")]
+    sc = answer_scale(raw)
+    if isinstance(sc, str): return FormatError(sc)
+    v, scale = sc
+    if answer_size is not None and scale == "norm":      # pixels of an image of answer_size (e.g. a processor's resized image)
+        W, H = answer_size
+        if not all(0 <= c <= lim for c, lim in zip(v, [W, H, W, H])):
+            return FormatError(f"answer {written.strip()[:60]} outside the {W}x{H} image: give [x,y] in its pixels")
+        if len(v) == 4 and not (v[0] <= v[2] and v[1] <= v[3]): return FormatError(f"answer box {written.strip()[:60]} needs x1 <= x2 and y1 <= y2")
+        px = list(box_center(v)) if len(v) == 4 else v
+        nx, ny = px_to_norm(px[0], px[1], (W, H))
+        box = None if len(v) == 2 else [*px_to_norm(v[0], v[1], (W, H)), *px_to_norm(v[2], v[3], (W, H))]
+        return [Answer(nx, ny, box=box, px=px)]
+    if not all(0 <= c <= NORM for c in v):
+        return FormatError(f"answer {written.strip()[:60]} outside [0,{NORM}]: give [x,y] in normalised coordinates of the original image")
+    if len(v) == 2: return [Answer(v[0], v[1])]
+    if not (v[0] <= v[2] and v[1] <= v[3]): return FormatError(f"answer box {written.strip()[:60]} needs x1 <= x2 and y1 <= y2")
+    cx, cy = box_center(v)
+    return [Answer(cx, cy, box=v)]
+
 def parse_reply(text: str,  # one assistant reply (any text)
+                answer_size: tuple | None = None,  # (W', H'): answers are pixels of the original resized to this size; None: [0,1000]
                ) -> list | FormatError:
     """Actions of one reply: `[CropAction, ...]`, `[Answer]` or `[Refusal]`; or a `FormatError` (never raises).
-    Coordinates are [0,1000] normalised (crop: of the named image; answer: of the original). Budgets are not
-    checked here (see `ZoomSession.check_turn`)."""
+    Coordinates are [0,1000] normalised (crop: of the named image; answer: of the original; fractions and boxes are
+    converted as the text above says). With `answer_size`, answers not written as fractions are pixels of that
+    image (kept in `Answer.px`; `x, y` are their [0,1000] equivalents). Budgets are not checked here (see
+    `ZoomSession.check_turn`)."""
     if not isinstance(text, str): return FormatError(f"reply must be text, got {type(text).__name__}")
     found: list[tuple[int, CropAction | str]] = []
     for m in _CALL_RE.finditer(text):
@@ -399,17 +405,12 @@ def parse_reply(text: str,  # one assistant reply (any text)
         return acts
     tags = _ANSWER_TAG.findall(text)
     scope = tags[-1] if tags else text
-    best = None
-    for rx in _POINT_RES:
-        for m in rx.finditer(scope):
-            if best is None or m.start() > best.start(): best = m
-    if best is not None:
-        x, y = _num(best.group(1)), _num(best.group(2))
-        if x is None or y is None: return FormatError("answer coordinates must be finite numbers")
-        if x == -1 and y == -1: return [Refusal("[-1,-1]")]
-        if not (0 <= x <= NORM and 0 <= y <= NORM):
-            return FormatError(f"answer [{_fmt(x)},{_fmt(y)}] outside [0,{NORM}]: give [x,y] in normalised coordinates of the original image")
-        return [Answer(x, y)]
+    for res in (_BOX_RES, _POINT_RES):          # boxes first: a box's corners are never read as points
+        best = None
+        for rx in res:
+            for m in rx.finditer(scope):
+                if best is None or m.start() > best.start(): best = m
+        if best is not None: return _answer(best.groups(), best.group(0), answer_size)
     m = _REFUSE_RE.search(scope)
     if m: return [Refusal(m.group(0))]
     return FormatError("no crop_image(...) action and no final answer [x,y] found")
@@ -434,14 +435,21 @@ At most {max_crops} crops in total and {per_turn} per turn; the actions of one t
 When you are sure, answer with the target's point [x,y] in [0,1000] normalised coordinates of the ORIGINAL image {name}.
 If the target is not on the screen, answer "not present"."""
 
+SYSTEM_TEMPLATE_PIXELS = SYSTEM_TEMPLATE.replace(
+    "answer with the target's point [x,y] in [0,1000] normalised coordinates of the ORIGINAL image {name}.",
+    "answer with the target's point [x,y] in pixels of the ORIGINAL image {name} as you see it ({aw}x{ah} pixels).")
+
 def initial_messages(s: ZoomSession,   # the sample's session (original registered)
                      instruction: str, # the grounding instruction
                      encode: bool = True,   # embed PNG data URIs (False: placeholder URLs for scripted policies)
-                     system: str = SYSTEM_TEMPLATE,  # template with {instruction} {name} {w} {h} {max_crops} {per_turn}
+                     system: str = SYSTEM_TEMPLATE,  # template with {instruction} {name} {w} {h} {max_crops} {per_turn} ({aw} {ah})
+                     answer_size: tuple | None = None,  # (W', H') of the original as the model sees it: {aw} {ah} in the template
                     ) -> list[dict]:
     "System message (instruction, original metadata, crop_image spec, answer format) and the first user message."
     W, H = s.size
-    sys_text = system.format(instruction=instruction, name=s.original, w=W, h=H, max_crops=s.max_crops, per_turn=s.max_crops_per_turn)
+    aw, ah = answer_size if answer_size is not None else (W, H)
+    sys_text = system.format(instruction=instruction, name=s.original, w=W, h=H, max_crops=s.max_crops, per_turn=s.max_crops_per_turn,
+                             aw=aw, ah=ah)
     return [{"role": "system", "content": sys_text},
             {"role": "user", "content": [{"type": "text", "text": f"image_path: {s.original}"}, _image_part(s, s.original, encode)]}]
 
@@ -469,12 +477,17 @@ def run_episode(session_or_image,            # a ZoomSession or a PIL image (the
                 max_turns: int = MAX_TURNS,  # assistant turns
                 format_retries: int = FORMAT_RETRIES,   # correction turns (FORMAT_RETRIES_MCQ for multiple-choice VQA)
                 encode_images: bool | None = None,      # default: getattr(policy, "wants_images", True)
-                system: str = SYSTEM_TEMPLATE,
+                system: str | None = None,   # system template (default SYSTEM_TEMPLATE; SYSTEM_TEMPLATE_PIXELS with answer_size)
+                answer_size: tuple | None = None,   # (W', H'): the policy answers in pixels of the original resized to this size
                ) -> dict:
-    "Run one zoom-in grounding episode and return its trajectory record (see above). Raises `TypeError` when the policy does not return text."
+    """Run one zoom-in grounding episode and return its trajectory record (see above). With `answer_size` (e.g.
+    `guilab.regions.resized_size(image.size)` for a Qwen2.5-VL model, which grounds in absolute pixels of its resized
+    input) the final point is mapped back per axis with `guilab.regions.resized_to_original`; `answer` stays [0,1000].
+    Raises `TypeError` when the policy does not return text."""
+    if system is None: system = SYSTEM_TEMPLATE if answer_size is None else SYSTEM_TEMPLATE_PIXELS
     s = session_or_image if isinstance(session_or_image, ZoomSession) else ZoomSession(session_or_image, name=name)
     enc = getattr(policy, "wants_images", True) if encode_images is None else encode_images
-    messages = initial_messages(s, instruction, encode=enc, system=system)
+    messages = initial_messages(s, instruction, encode=enc, system=system, answer_size=answer_size)
     traj = {"instruction": instruction, "image": s.original, "img_size": list(s.size), "turns": [], "crops": [],
             "n_crops": 0, "n_turns": 0, "n_corrections": 0, "answer": None, "point": None, "refusal": False,
             "status": "max_turns", "format_error": True}
@@ -483,7 +496,7 @@ def run_episode(session_or_image,            # a ZoomSession or a PIL image (the
         reply = policy(messages)
         if not isinstance(reply, str): raise TypeError(f"policy returned {type(reply).__name__}, expected str")
         messages.append({"role": "assistant", "content": reply})
-        parsed = parse_reply(reply)
+        parsed = parse_reply(reply, answer_size)
         turn = {"turn": t, "reply": reply, "actions": [], "crops": [], "error": None}
         traj["turns"].append(turn); traj["n_turns"] = t + 1
         if isinstance(parsed, FormatError): err = parsed.message
@@ -498,7 +511,8 @@ def run_episode(session_or_image,            # a ZoomSession or a PIL image (the
             messages.append(correction_message(err, format_retries - corrections)); continue
         a = parsed[0]
         if isinstance(a, Answer):
-            traj.update(answer=[a.x, a.y], point=list(s.to_original(s.original, a.x, a.y)), status="answer", format_error=False); break
+            p = resized_to_original(a.px[0], a.px[1], answer_size, s.size) if a.px is not None else s.to_original(s.original, a.x, a.y)
+            traj.update(answer=[a.x, a.y], point=list(p), status="answer", format_error=False); break
         if isinstance(a, Refusal):
             traj.update(refusal=True, status="refusal", format_error=False); break
         made = s.apply_turn(parsed, turn=t)

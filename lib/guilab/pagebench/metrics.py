@@ -12,10 +12,12 @@ from typing import Iterable
 import numpy as np
 
 from ..core import ACTION_TYPES, CATEGORIES
+from ..regions import point_box_distance, point_distance
 
 # %% auto #0
-__all__ = ['METRICS', 'TAU', 'param_ok', 'is_valid_action', 'task_metrics', 'problem_metrics', 'mps', 'score',
-           'score_by_category', 'build_tolerant', 'signatures', 'f1', 'otc_detail', 'otc', 'frs', 'overall']
+__all__ = ['METRICS', 'TAU', 'param_distance', 'param_tolerance', 'param_ok', 'is_valid_action', 'task_metrics',
+           'problem_metrics', 'mps', 'score', 'score_by_category', 'build_tolerant', 'signatures', 'f1', 'otc_detail',
+           'otc', 'frs', 'overall']
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #07918f2f
 def _xy(a: dict, kx: str = "x", ky: str = "y"):
@@ -25,32 +27,50 @@ def _xy(a: dict, kx: str = "x", ky: str = "y"):
     if not (math.isfinite(x) and math.isfinite(y)): return None
     return x, y
 
+def param_distance(a: dict,   # predicted action (any dict)
+                   g: dict,   # ground-truth step (DESIGN §2)
+                  ) -> tuple[float, ...] | None:
+    """How far `a`'s parameters are from `g`'s target, judged with `g`'s criterion whatever `a`'s type (DESIGN §4):
+    one distance per parameter, screenshot pixels — click: point-to-box distance (`guilab.regions.point_box_distance`,
+    exactly 0.0 inside, bounds inclusive); draw: distance to the point; drag: both end points' distances; type / key:
+    0.0 when equal (after strip + casefold / ignoring case), else inf; done: `()`. `None` when a parameter `g` needs
+    is missing or not a finite number / a string. Raises `ValueError` for an unknown ground-truth type.
+    `param_ok` and the GRPO parameter reward (`guilab.train.grpo.reward_terms`) both read this."""
+    t = g["type"]
+    if t == "click":
+        p = _xy(a)
+        return None if p is None else (point_box_distance(p[0], p[1], g["bbox"]),)
+    if t == "draw":
+        p = _xy(a)
+        return None if p is None else (point_distance(p[0], p[1], *g["point"]),)
+    if t == "drag":
+        p, q = _xy(a), _xy(a, "x2", "y2")
+        if p is None or q is None: return None
+        return point_distance(p[0], p[1], *g["point"]), point_distance(q[0], q[1], *g["point2"])
+    if t == "type":
+        s = a.get("text")
+        return None if not isinstance(s, str) else (0.0 if s.strip().casefold() == str(g["text"]).strip().casefold() else math.inf,)
+    if t == "key":
+        k = a.get("key")
+        return None if not isinstance(k, str) else (0.0 if k.strip().lower() == str(g["key"]).strip().lower() else math.inf,)
+    if t == "done": return ()
+    raise ValueError(f"ground-truth step has unknown type {t!r}")
+
+def param_tolerance(g: dict,              # ground-truth step
+                    tol_px: float = 5.0,  # draw/drag tolerance, screenshot pixels
+                   ) -> float:
+    "The largest `param_distance` that is still ok for `g`: `tol_px` for draw and drag, 0 for click (inside the box) and the rest."
+    return tol_px if g["type"] in ("draw", "drag") else 0.0
+
 def param_ok(a: dict,          # predicted action (any dict; malformed ones are simply not ok)
              g: dict,          # ground-truth step (DESIGN §2)
              tol_px: float = 5.0,  # draw/drag tolerance in screenshot pixels
             ) -> bool:
-    "DESIGN §4 `param_ok`: `a`'s parameters judged with `g`'s criterion, whatever `a`'s type."
-    t = g["type"]
-    if t == "click":
-        p = _xy(a)
-        if p is None: return False
-        x1, y1, x2, y2 = g["bbox"]
-        return x1 <= p[0] <= x2 and y1 <= p[1] <= y2
-    if t == "draw":
-        p = _xy(a)
-        return p is not None and math.hypot(p[0] - g["point"][0], p[1] - g["point"][1]) <= tol_px
-    if t == "drag":
-        p, q = _xy(a), _xy(a, "x2", "y2")
-        return (p is not None and q is not None and math.hypot(p[0] - g["point"][0], p[1] - g["point"][1]) <= tol_px
-                and math.hypot(q[0] - g["point2"][0], q[1] - g["point2"][1]) <= tol_px)
-    if t == "type":
-        s = a.get("text")
-        return isinstance(s, str) and s.strip().casefold() == str(g["text"]).strip().casefold()
-    if t == "key":
-        k = a.get("key")
-        return isinstance(k, str) and k.strip().lower() == str(g["key"]).strip().lower()
-    if t == "done": return True
-    raise ValueError(f"ground-truth step has unknown type {t!r}")
+    "DESIGN §4 `param_ok`: every `param_distance` of `a` within `param_tolerance(g, tol_px)`; a missing parameter is not ok."
+    d = param_distance(a, g)
+    if d is None: return False
+    tol = param_tolerance(g, tol_px)
+    return all(v <= tol for v in d)
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #bdc45822
 def is_valid_action(a) -> bool:

@@ -12,8 +12,10 @@ import numpy as np
 from PIL import Image
 
 from ..core import Problem, read_jsonl
+from ..regions import resized_size
 from ..geo.canvas import GeoGUI
-from ..pager.prompts import executor_prompt, format_action
+from ..pager.prompts import executor_prompt
+from ..agents.grammar import format_action
 
 # %% auto #0
 __all__ = ['model_image_size', 'to_model_image', 'example', 'iter_step_examples', 'step_examples', 'sft_dataset',
@@ -24,13 +26,11 @@ __all__ = ['model_image_size', 'to_model_image', 'example', 'iter_step_examples'
 def model_image_size(processor,                 # a Qwen-VL processor (its `image_processor` is read)
                      size: tuple = (1280, 800),  # screenshot (width, height), pixels
                     ) -> tuple[int, int]:
-    "The (width, height) the processor resizes a `size` screenshot to (Qwen2-VL `smart_resize`)."
-    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import smart_resize
+    "The (width, height) the processor resizes a `size` screenshot to (Qwen2-VL `smart_resize`, via `guilab.regions.resized_size`)."
     ip = processor.image_processor
     lo = getattr(ip, "min_pixels", None) or ip.size["shortest_edge"]
     hi = getattr(ip, "max_pixels", None) or ip.size["longest_edge"]
-    h, w = smart_resize(size[1], size[0], factor=ip.patch_size * ip.merge_size, min_pixels=lo, max_pixels=hi)
-    return w, h
+    return resized_size(size, factor=ip.patch_size * ip.merge_size, min_pixels=lo, max_pixels=hi)
 
 def to_model_image(shot,                 # H×W×3 uint8 screenshot or PIL image
                    target: tuple[int, int],  # (width, height) from `model_image_size`
@@ -131,7 +131,7 @@ def load_policy_model(path,             # a tiny model folder or any local trans
                       device: str = "cpu",
                      ):
     "`(model, processor, loc_bins)` from local files only; raises `FileNotFoundError` for a folder without config.json."
-    from guilab.models.tiny import is_tiny_vlm, load_tiny_vlm, TINY_MARKER
+    from guilab.agents.tiny import is_tiny_vlm, load_tiny_vlm, TINY_MARKER
     p = Path(path)
     if not (p / "config.json").is_file(): raise FileNotFoundError(f"{p} has no config.json (not a model folder)")
     if is_tiny_vlm(p):
@@ -149,7 +149,7 @@ def save_checkpoint(model, processor,
                     info: dict,          # written to guilab_train.json (stage, config, data, steps, time)
                    ) -> Path:
     "Save model + processor to `out` through a temporary folder and an atomic rename; returns `out`."
-    from guilab.models.tiny import TINY_MARKER
+    from guilab.agents.tiny import TINY_MARKER
     out, base = Path(out), Path(base); out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
