@@ -300,11 +300,12 @@ def test_load_problems_sources(tmp_path):
 def test_euclid_table_is_shipped_package_data():
     """The Euclid table is data (guilab/data/euclid.jsonl) that `pip install` ships: pyproject's package-data globs
     cover every file under lib/guilab/data, and the loader reads it through importlib.resources."""
-    import fnmatch, tomllib
+    import tomllib
     from guilab.pagebench.problems import data_path, euclid_table
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[1]; pkg = root / "lib" / "guilab"
     globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["guilab"]
-    files = [p.relative_to(root / "lib" / "guilab").as_posix() for p in (root / "lib" / "guilab" / "data").rglob("*") if p.is_file()]
-    assert "data/euclid.jsonl" in files
-    assert all(any(fnmatch.fnmatch(f, g) for g in globs) for f in files), (files, globs)
+    files = {p for p in (pkg / "data").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    shipped = {p for g in globs for p in pkg.glob(g) if p.is_file()}   # setuptools reads these globs as pathlib/glob does
+    assert pkg / "data" / "euclid.jsonl" in files
+    assert files <= shipped, sorted(map(str, files - shipped))
     assert data_path("euclid.jsonl").is_file() and len(euclid_table()) == 43
