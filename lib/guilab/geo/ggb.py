@@ -151,8 +151,10 @@ def _free_command(e: ET.Element) -> str:
                           f"a free {typ} is not supported by guilab.geo.kernel (only points, numbers and texts)")
 
 def from_xml(xml: str | bytes) -> Construction:
-    "Build a `Construction` from `geogebra.xml` text; `GeoCommandError` (with `index` = position in `<construction>`) on unsupported content."
-    root = ET.fromstring(xml)
+    """Build a `Construction` from `geogebra.xml` text. Raises `GeoCommandError` (with `index` = position in
+    `<construction>`) on unsupported or malformed content, and (index None) on text that is not well-formed XML."""
+    try: root = ET.fromstring(xml)
+    except ET.ParseError as e: raise GeoCommandError("geogebra.xml", 0, f"not well-formed XML: {e}") from None
     cons = root.find("construction") if root.tag != "construction" else root
     if cons is None: raise GeoCommandError("geogebra.xml", 0, "no <construction> element")
     children = list(cons)
@@ -196,12 +198,18 @@ def from_xml(xml: str | bytes) -> Construction:
                 _style(c[label], e)
         except GeoCommandError as err:
             raise GeoCommandError(err.command, err.position, err.message, index=i) from None
+        except (ValueError, KeyError, TypeError, AttributeError, ZeroDivisionError, OverflowError) as err:
+            # malformed content: a label missing, a coordinate that is not a number, ...
+            what = f"<{e.tag}" + "".join(f" {k}={v!r}" for k, v in list(e.attrib.items())[:3]) + ">"
+            raise GeoCommandError(what, 0, f"malformed element: {type(err).__name__}: {err}", index=i) from None
     return c
 
 def _expression_command(label: str, typ: str, exp: str) -> str:
     "The kernel command for GeoGebra's `<expression label exp>` of an element of type `typ`."
     head = exp.split("=")[0].replace(" ", "")
-    if typ == "function": return exp if head == f"{label}(x)" else f"{label}(x) = {exp}"
+    if typ == "function":
+        if exp.replace(" ", "").startswith(label + ":"): return exp     # `f: y = x^2`, an equation read as a function
+        return exp if head == f"{label}(x)" else f"{label}(x) = {exp}"
     if typ in ("line", "conic"): return exp if exp.replace(" ", "").startswith(label + ":") else f"{label}: {exp}"
     return f"{label}={exp}"
 

@@ -74,10 +74,14 @@ def eval_number(text: str) -> float:
         elif m.group(2): toks.append(("f", m.group(2), m.start(2)))
         elif m.group(3): toks.append(("o", m.group(3), m.start(3)))
     toks.append(("o", "$", len(text)))
-    pos = 0
+    pos, depth = 0, 0
     def peek(): return toks[pos]
     def take():
         nonlocal pos; t = toks[pos]; pos += 1; return t
+    def nest(t):
+        nonlocal depth
+        depth += 1
+        if depth > 60: raise ValueError("expression nested more than 60 deep", t[2])
     def expr():
         v = term()
         while peek()[1] in ("+", "-"): v = v + term() if take()[1] == "+" else v - term()
@@ -91,9 +95,13 @@ def eval_number(text: str) -> float:
             elif peek()[0] in ("n", "f") or peek()[1] == "(": v = v * power()     # implicit product: 2pi, 2sqrt(2)
             else: return v
     def unary():
-        if peek()[1] == "-": take(); return -unary()
-        if peek()[1] == "+": take(); return unary()
-        return power()
+        nonlocal depth
+        nest(peek())
+        try:
+            if peek()[1] == "-": take(); return -unary()
+            if peek()[1] == "+": take(); return unary()
+            return power()
+        finally: depth -= 1
     def power():
         v = atom()
         while peek()[1] == "°": take(); v = v * math.pi / 180
@@ -280,9 +288,25 @@ class _ExprParser:
             self.expect(")", t[2]); return v
         raise ValueError(f"unexpected {t[1]!r}" if t[1] != "$" else "unexpected end", t[2])
 
+_MAX_TREE = 200            # deepest expression tree (a chain x+x+...+x of n terms is n deep); deeper ones are refused
+
+def _tree_depth(n):
+    "Depth of expression tree `n`, computed without recursion."
+    best, stack = 0, [(n, 1)]
+    while stack:
+        m, d = stack.pop()
+        best = max(best, d)
+        for a in (m[2] if m[0] == "cmp" else m[1:]):
+            if isinstance(a, tuple): stack.append((a, d + 1))
+    return best
+
 def parse_expr(text: str, variables=("x", "y")):
-    "Parse a GeoGebra expression into the tuple tree described above; `ValueError(message, offset)` on bad input."
-    return _ExprParser(text.translate(_SUPERSCRIPTS) if any(ch in text for ch in "²³⁴≤≥≠∧∨·−") else text, variables).parse()
+    """Parse a GeoGebra expression into the tuple tree described above; `ValueError(message, offset)` on bad input,
+    including trees deeper than `_MAX_TREE` (e.g. 500 implicit factors `xxx...x`), which the recursive evaluator
+    could not walk."""
+    n = _ExprParser(text.translate(_SUPERSCRIPTS) if any(ch in text for ch in "²³⁴≤≥≠∧∨·−") else text, variables).parse()
+    if _tree_depth(n) > _MAX_TREE: raise ValueError(f"expression has more than {_MAX_TREE} chained operations", 0)
+    return n
 
 def _is_bool(n): return n[0] in ("cmp", "and", "or")
 
@@ -922,7 +946,9 @@ class Function:
         self.poly = None if p is None or any(j for (i, j) in p) else _coeffs(p)
     def __call__(self, x):
         "Value(s) at x (float or array); NaN outside the domain or where undefined."
-        v = eval_expr(self.node, np.asarray(x, float) if not isinstance(x, float) else x)
+        xa = np.asarray(x, float) if not isinstance(x, float) else x
+        v = eval_expr(self.node, xa)
+        if np.ndim(xa) and np.ndim(v) == 0: return np.full(np.shape(xa), float(v))   # constant function on a grid
         return float(v) if np.ndim(v) == 0 else np.asarray(v, float)
     def __repr__(self): return f"Function({self.text!r})"
     def __eq__(self, other): return isinstance(other, Function) and other.text == self.text
@@ -1397,8 +1423,8 @@ def _b_semicircle(c, cmd, name, A, P):
 def _b_polygon(c, cmd, name, A, P):
     if len(A) == 3 and _is(A[0], "point") and _is(A[1], "point") and isinstance(A[2], float):
         n = A[2]
-        if n != int(n) or n < 3 or n > 1000:
-            raise GeoCommandError(cmd, P[2][1], f"{name}: regular polygon needs an integer n >= 3, got {fmt_number(n)}")
+        if not math.isfinite(n) or n != int(n) or n < 3 or n > 1000:
+            raise GeoCommandError(cmd, P[2][1], f"{name}: regular polygon needs an integer n in 3..1000, got {fmt_number(n)}")
         n = int(n)
         kinds = ["polygon"] + ["segment"] * n + ["point"] * (n - 2)
         return Built(_f_regular, list(A[:2]), kinds, n, (), [A[0].label, A[1].label, P[2][0]], [("poly", n)])
@@ -1446,7 +1472,7 @@ def _b_intersect(c, cmd, name, A, P):
     npts = 2 if "round" in cls and "lin" in cls or cls == ["round", "round"] else 1
     if len(A) == 3:
         hi = 10 ** 6 if special else npts
-        if not isinstance(A[2], float) or A[2] != int(A[2]) or not 1 <= A[2] <= hi:
+        if not isinstance(A[2], float) or not math.isfinite(A[2]) or A[2] != int(A[2]) or not 1 <= A[2] <= hi:
             raise GeoCommandError(cmd, P[2][1], f"{name}: index must be an integer in 1..{'n' if special else npts}, got {_desc(A[2])}")
         n = int(A[2])
         if special: return Built(_f_nth, list(A[:2]), ["point"], (_g_pair, n), (), labs + [str(n)], None)
@@ -1744,6 +1770,9 @@ class Construction:
         try: return self._add(cmd, labels, body, off, name, args)
         except GeoCommandError:
             self._rollback(mark); raise
+        except (RecursionError, OverflowError) as e:              # sizes beyond what float64 / the evaluator handle
+            self._rollback(mark)
+            raise GeoCommandError(cmd, off, f"cannot build {body.strip()[:60]!r}: {type(e).__name__}: {e}") from None
         finally: self._nlabels, self._reserved = saved
 
     def _expr(self, cmd, text, pos, variables=("x", "y")):
