@@ -64,3 +64,93 @@ def test_ggb_round_trip_of_y_equals_expression(cmd):
 
 
 def c_label(cmd): return cmd.split(":")[0] if ":" in cmd else "f"
+
+
+def outs(c):
+    "Defined outputs (coordinates) of the last command."
+    return [o.data for o in c._algos[-1].outputs if o.defined]
+
+
+def timed(cmds):
+    t = time.perf_counter(); c = build(cmds); return c, time.perf_counter() - t
+
+
+# ---------------------------------------------------------------- 2: poles and jumps are not roots
+@pytest.mark.parametrize("cmds", [
+    ["f(x)=1/(x-0.01)", "k: y=0", "Intersect(f,k)"], ["f(x)=1/(x-0.01)", "Root(f)"],
+    ["f(x)=floor(x)", "k: y=0.5", "Intersect(f,k)"], ["f(x)=floor(x)-0.5", "Root(f)"],
+    ["f(x)=If(x<1,1,0)", "k: y=0.5", "Intersect(f,k)"], ["f(x)=If(x<1||x>2,1,0)", "k: y=0.5", "Intersect(f,k)"]])
+def test_poles_and_jumps_are_not_roots(cmds):
+    assert outs(build(cmds)) == []
+
+
+def test_tan_roots_without_its_poles():
+    p = outs(build(["f(x)=tan(x)", "k: y=0", "Intersect(f,k)"]))
+    assert len(p) == 63 and all(abs(x - round(x / math.pi) * math.pi) < 1e-9 and abs(y) < 1e-9 for x, y in p)
+
+
+def test_round_meets_identity_only_at_integers():
+    p = outs(build(["f(x)=round(x)", "k: y=x", "Intersect(f,k)"]))
+    assert [x for x, _ in p] == [float(k) for k in range(-100, 101)]
+
+
+# ---------------------------------------------------------------- 3: coincident / flat graphs undefined, bounded work
+@pytest.mark.parametrize("cmds", [
+    ["f(x)=sin(x)", "g(x)=sin(x)", "Intersect(f,g)"], ["f(x)=x^2", "g(x)=x^2+0*sin(x)", "Intersect(f,g)"],
+    ["f(x)=sin(x)", "g(x)=sin(x)+1e-12", "Intersect(f,g)"], ["f(x)=exp(-x^2)", "Root(f)"], ["f(x)=x^99999", "Root(f)"]])
+def test_coincident_or_flat_graphs_are_undefined(cmds):
+    c = build(cmds)
+    assert outs(c) == [] and len(c._algos[-1].outputs) == 1
+
+
+def test_exp_meets_y2_at_ln2():
+    assert outs(build(["f(x)=exp(x)", "k: y=2", "Intersect(f,k)"])) == [(pytest.approx(math.log(2), abs=1e-15), 2.0)]
+
+
+def test_root_count_is_capped():
+    from guilab.geo.kernel import _MAX_ROOTS
+    c = build(["f(x)=sin(1000x)", "Root(f,-10,10)"])                  # 6,366 roots > the cap: undefined
+    assert 6366 > _MAX_ROOTS and outs(c) == []
+
+
+# ---------------------------------------------------------------- 6: explicit intervals beyond [-100, 100]
+def test_explicit_interval_beyond_window():
+    assert [x for x, _ in outs(build(["f(x)=sin(x°)", "Root(f,-200,200)"]))] == pytest.approx([-180, 0, 180], abs=1e-9)
+    assert [x for x, _ in outs(build(["f(x)=sin(x°)", "k: y=0", "Intersect(f,k,-200,200)"]))] == pytest.approx([-180, 0, 180], abs=1e-9)
+    p = outs(build(["f(x)=sin(x)", "Root(f,-1000,1000)"]))
+    assert len(p) == 637 and p[0][0] == pytest.approx(-318 * math.pi, abs=1e-9)
+    assert outs(build(["f(x)=sin(x)", "Root(f,-1e308,1e308)"])) == []          # the ends are not roots
+    assert [x for x, _ in outs(build(["f(x)=sqrt(x)-15", "Root(f,0,1000)"]))] == pytest.approx([225.0], abs=1e-9)
+
+
+# ---------------------------------------------------------------- 7: roots of multiplicity >= 3
+@pytest.mark.parametrize("f,roots", [("x^3-3x^2+3x-1", [1.0]), ("(x-0.5)^5", [0.5]), ("(x-2)^4", [2.0]),
+                                     ("0.001(x-3)^3", [3.0]), ("(x+1)^32", [-1.0]), ("x^2-1e-12", [-1e-6, 1e-6]),
+                                     ("(x-1)^3 (x-1.3)", [1.0, 1.3]), ("(x-1)^2", [1.0]), ("(x^2-2)^2", [-math.sqrt(2), math.sqrt(2)])])
+def test_multiple_polynomial_roots_once_and_accurate(f, roots):
+    c = build([f"f(x)={f}", "k: y=0", "Intersect(f,k)"])
+    assert [x for x, _ in outs(c)] == pytest.approx(roots, rel=1e-9, abs=1e-12)
+
+
+# ---------------------------------------------------------------- 11: infinite / NaN values never stored as defined
+@pytest.mark.parametrize("cmd", ["a=1e999", "a=10^308*10", "a=" + "9" * 400, "a=-1e999"])
+def test_non_finite_free_number_refused(cmd):
+    with pytest.raises(GeoCommandError, match="not a finite number"):
+        build([cmd])
+
+
+@pytest.mark.parametrize("cmds", [["A=(0,0)", "Circle(A,1e999)"], ["A=(0,0)", "O=(1,1)", "Dilate(A,1e308*1e10,O)"],
+                                  ["A=(0,0)", "Segment(A,1e309)"], ["y = 1e308x + 1e308"]])
+def test_non_finite_results_are_undefined_and_round_trip(cmds):
+    c = build(cmds)
+    assert not any(o.defined for o in c._algos[-1].outputs)
+    c2 = build(c.to_commands())
+    assert [(o.label, o.defined) for o in c2] == [(o.label, o.defined) for o in c]
+    c3 = ggb.from_xml(ggb.to_xml(c))
+    assert [(o.label, o.defined) for o in c3] == [(o.label, o.defined) for o in c]
+
+
+def test_set_value_refuses_infinity():
+    c = build(["a=1", "A=(0,0)", "Circle(A,a)"])
+    with pytest.raises(GeoCommandError):
+        c.set_value("a", math.inf)

@@ -928,7 +928,7 @@ def _f_transform(ins, al):
     return _map_obj(ins[0], f, orient, scale)
 
 # %% ../../../nbs/geo/00_kernel.ipynb #941f23b0
-from scipy.optimize import brentq, minimize_scalar
+from scipy.optimize import minimize_scalar
 
 _WINDOW = 100.0     # non-polynomial functions: roots searched on domain ∩ [-_WINDOW, _WINDOW]
 _NSAMPLE = 4001
@@ -989,51 +989,157 @@ def _dedupe(xs, h, preferred=()):
         else: out.append(x)
     return out
 
+_MAX_ROOTS = 1000   # more roots / intersection points than this in one search: undefined (a bound on the work)
+_MAX_SAMPLES = 100001
+
+def _poly_real_roots(poly):
+    """Distinct real roots of the polynomial with ascending coefficients `poly` (not constant). numpy's roots scatter a
+    root of multiplicity m by about ε^(1/m); they are clustered (single linkage at radii 0.5 … 1e-7·max(1, |x|), largest
+    first) and a cluster of m roots with centre c is one root when p, p', …, p^(m−1) all vanish at c up to 1e-6 of their
+    absolute-coefficient scale; c is then polished by Newton steps on p^(m−1), of which it is a simple root."""
+    p = np.polynomial.Polynomial(poly)
+    ders = [p]
+    rs = list(p.roots())
+    out, left = [], rs
+    def vanish(c, m):
+        for j in range(m):
+            q = ders[j] if j < len(ders) else None
+            if q is None: q = ders[-1].deriv(); ders.append(q)
+            aq = np.polynomial.Polynomial(np.abs(q.coef))
+            if abs(q(c)) > 1e-6 * max(aq(abs(c)), 1e-300): return False
+        return True
+    for rad in (0.5, 1e-1, 1e-2, 1e-3, 1e-5, 1e-7):
+        if not left: break
+        left.sort(key=lambda z: (z.real, z.imag))
+        clusters, used = [], [False] * len(left)
+        for i in range(len(left)):                   # single linkage by flood fill (degree <= 32: quadratic is fine)
+            if used[i]: continue
+            grp, stack = [], [i]; used[i] = True
+            while stack:
+                k = stack.pop(); grp.append(left[k])
+                for j in range(len(left)):
+                    if not used[j] and abs(left[j] - left[k]) <= rad * max(1.0, abs(left[k])): used[j] = True; stack.append(j)
+            clusters.append(grp)
+        nxt = []
+        for grp in clusters:
+            m = len(grp); cz = sum(grp) / m
+            if m >= 2 and abs(cz.imag) <= 1e-6 * max(1.0, abs(cz)) and vanish(cz.real, m):
+                c = cz.real; q = ders[m - 1]; dq = q.deriv()
+                for _ in range(3):                   # Newton on p^(m-1) (simple root at c)
+                    d = dq(c)
+                    if d == 0: break
+                    c2 = c - q(c) / d
+                    if abs(q(c2)) >= abs(q(c)): break
+                    c = c2
+                out.append(float(c))
+            else: nxt += grp
+        left = nxt
+    ap = np.polynomial.Polynomial(np.abs(p.coef))
+    for z in left:                                   # simple roots
+        if abs(z.imag) <= 1e-6 * max(1.0, abs(z)) and abs(p(z.real)) <= 1e-9 * max(1.0, ap(abs(z.real))): out.append(float(z.real))
+    return sorted(out)
+
+def _bisect(h, a, b, n=200):
+    "Vectorised bisection of h on brackets [a, b] (arrays, sign change in each); the bracket end with the smaller |h|."
+    fa = np.asarray(h(a), float)
+    for _ in range(n):
+        m = a / 2 + b / 2
+        done = (m == a) | (m == b)
+        if done.all(): break
+        fm = np.asarray(h(m), float)
+        same = np.sign(fm) == np.sign(fa)
+        a = np.where(same & ~done, m, a); fa = np.where(same & ~done, fm, fa)
+        b = np.where(~same & ~done, m, b)
+        a = np.where(fm == 0, m, a); b = np.where(fm == 0, m, b)
+    fb = np.asarray(h(b), float)
+    return np.where(np.abs(fa) <= np.abs(fb), a, b)
+
+def _golden(g, a, b, n=100):
+    "Vectorised golden-section minimisation of g (array → array) on [a, b]."
+    r = (math.sqrt(5) - 1) / 2
+    c, d = b - r * (b - a), a + r * (b - a)
+    gc, gd = g(c), g(d)
+    for _ in range(n):
+        left = gc < gd
+        b = np.where(left, d, b); a = np.where(left, a, c)
+        c2 = np.where(left, b - r * (b - a), d); d2 = np.where(left, c, a + r * (b - a))
+        c, d = c2, d2
+        gc, gd = g(c), g(d)
+    return (a + b) / 2
+
+def _continuous_zero(h, x, step, tol):
+    """Boolean array: h really vanishes at each x (not a pole or jump): |h| near x shrinks as one approaches x
+    (max |h(x ± step/4)| vs max |h(x ± step/4096)|: a root's values shrink ~1000×, a jump's stay, a pole's grow), and
+    |h(x)| <= tol + 4·|slope|·ulp(x) (the residual a float root of a steep function can have)."""
+    x = np.asarray(x, float)
+    def side(d):
+        v = np.abs(np.stack([np.asarray(h(x - d), float), np.asarray(h(x + d), float)]))
+        v = np.where(np.isfinite(v), v, np.nan)
+        return v
+    d1, d2 = step / 4, step / 4096
+    m1, m2 = np.nanmax(np.nan_to_num(side(d1), nan=-1), axis=0), np.nanmax(np.nan_to_num(side(d2), nan=-1), axis=0)
+    hx = np.abs(np.asarray(h(x), float))
+    d3 = np.maximum(1e-9 * np.maximum(1.0, np.abs(x)), 4 * np.spacing(np.abs(x) + 1e-300))
+    slope = np.abs(np.asarray(h(x + d3), float) - np.asarray(h(x - d3), float)) / (2 * d3)
+    slope = np.where(np.isfinite(slope), slope, np.inf)
+    resid_ok = np.isfinite(hx) & (hx <= tol + 4 * np.where(np.isinf(slope), 0, slope) * np.spacing(np.abs(x) + 1e-300))
+    shrink = (m1 >= 0) & (m2 >= 0) & ((m1 <= tol) | (m2 <= 0.5 * m1))
+    return resid_ok & shrink
+
 def _roots1d(h, poly, lo, hi):
     """Real roots of `h` on [lo, hi] (ascending, deduplicated; see above). `poly`: ascending coefficients of h
-    when it is a polynomial (then lo, hi may be infinite), else None (then the window [-100, 100] applies)."""
-    cands, touch = [], []
+    when it is a polynomial (then lo, hi may be infinite), else None (then the window [-100, 100] applies where an
+    end is infinite). Returns [] (undefined) when h ≈ 0 on an interval or more than `_MAX_ROOTS` roots are found."""
+    cands = []
     with np.errstate(all="ignore"):
         if poly is not None:
-            p = np.polynomial.Polynomial(poly)
             nz = np.nonzero(poly)[0]
             if len(nz) == 0 or nz[-1] == 0: return []       # constant: no isolated roots (identical or apart)
             p = np.polynomial.Polynomial(poly[:nz[-1] + 1])
+            cands = _poly_real_roots(p.coef)
             ap = np.polynomial.Polynomial(np.abs(p.coef))
-            ok = lambda x: abs(p(x)) <= 1e-9 * max(1.0, ap(abs(x)))
-            for r in p.roots():
-                if abs(r.imag) <= 1e-6 * max(1.0, abs(r)): cands.append(float(r.real))
-            if p.degree() >= 2:
-                touch = [float(r.real) for r in p.deriv().roots() if abs(r.imag) <= 1e-9 * max(1.0, abs(r))]
-                cands += touch
-            cands = [x for x in cands if ok(x)]
-            hv = lambda x: float(p(x))
+            tol_at = lambda x: 1e-9 * max(1.0, ap(abs(x)))
         else:
-            a, b = max(lo, -_WINDOW), min(hi, _WINDOW)
+            a, b = (lo if math.isfinite(lo) else -_WINDOW), (hi if math.isfinite(hi) else _WINDOW)
+            if not math.isfinite(lo) and not math.isfinite(hi): a, b = -_WINDOW, _WINDOW
+            elif not math.isfinite(lo): a = min(b - 2 * _WINDOW, -_WINDOW) if b < -_WINDOW else -_WINDOW
+            elif not math.isfinite(hi): b = max(a + 2 * _WINDOW, _WINDOW) if a > _WINDOW else _WINDOW
             if not a <= b: return []
-            hv = lambda x: float(h(x))
-            xs = np.linspace(a, b, _NSAMPLE); v = np.asarray(h(xs), float)
+            span = b / 2 - a / 2
+            n = int(min(_MAX_SAMPLES, max(_NSAMPLE, 2 * span / 0.05 + 1))) if math.isfinite(span) else _MAX_SAMPLES
+            t = np.linspace(0.0, 1.0, n)
+            xs = a * (1 - t) + b * t; xs[0], xs[-1] = a, b
+            step = (b / (n - 1) - a / (n - 1)) if n > 1 else 1.0
+            v = np.asarray(h(xs), float)
             fin = np.isfinite(v)
-            scale = lambda x: 1e-9 * max(1.0, abs(x))
-            cands += [float(x) for x in xs[fin & (v == 0)]]
+            if not fin.any(): return []
+            tol = 1e-9 * max(1.0, float(np.median(np.abs(v[fin]))))
+            tol_at = lambda x: tol
+            small = fin & (np.abs(v) <= tol)
+            if (small[:-2] & small[1:-1] & small[2:]).any(): return []       # h ≈ 0 on an interval: coincident graphs
             s = np.sign(v)
-            for i in np.nonzero(fin[:-1] & fin[1:] & (s[:-1] * s[1:] < 0))[0]:
-                try: cands.append(brentq(hv, xs[i], xs[i + 1], xtol=1e-15, rtol=1e-15, maxiter=200))
-                except (ValueError, RuntimeError): pass
+            br = np.nonzero(fin[:-1] & fin[1:] & (s[:-1] * s[1:] < 0))[0]
             av = np.where(fin, np.abs(v), np.inf)
-            for i in np.nonzero((av[1:-1] <= av[:-2]) & (av[1:-1] <= av[2:]) & fin[1:-1])[0] + 1:
-                r = minimize_scalar(lambda t: abs(hv(t)) if math.isfinite(hv(t)) else math.inf,
-                                    bounds=(xs[i - 1], xs[i + 1]), method="bounded", options={"xatol": 1e-13})
-                if math.isfinite(hv(r.x)) and abs(hv(r.x)) <= scale(r.x): cands.append(float(r.x))
-            ok = lambda x: math.isfinite(hv(x)) and abs(hv(x)) <= scale(x)
+            i = np.arange(1, n - 1)
+            loc = i[(av[1:-1] < av[:-2]) & (av[1:-1] <= av[2:]) & fin[1:-1] & (s[:-2] * s[2:] > 0) & (av[1:-1] <= 0.1 * np.maximum(av[:-2], av[2:]) + tol * 1e6)] if n > 2 else np.array([], int)
+            exact = np.nonzero(fin & (v == 0))[0]
+            if len(br) + len(loc) > 4 * _MAX_ROOTS: return []
+            xb = _bisect(h, xs[br], xs[br + 1]) if len(br) else np.array([])
+            g = lambda z: np.where(np.isfinite(np.asarray(h(z), float)), np.abs(np.asarray(h(z), float)), np.inf)
+            xl = _golden(g, xs[loc - 1], xs[loc + 1]) if len(loc) else np.array([])
+            xl = xl[np.abs(np.asarray(h(xl), float)) <= tol] if len(xl) else xl
+            allx = np.concatenate([xb, xl, xs[exact]])
+            if len(allx): allx = allx[_continuous_zero(h, allx, step, tol)]
+            cands = [float(x) for x in allx]
         for e in (lo, hi):
             if math.isfinite(e):
                 he = h(e)
-                if he == he and abs(float(he)) <= 1e-9 * max(1.0, abs(e)): cands.append(float(e))
+                if he == he and abs(float(he)) <= tol_at(e): cands.append(float(e))
         eps = lambda x: 1e-9 * max(1.0, abs(x))
         cands = [min(max(x, lo), hi) for x in cands if lo - eps(x) <= x <= hi + eps(x)]
         cands = [x for x in cands if math.isfinite(x) and h(x) == h(x)]
-        return _dedupe(cands, lambda x: abs(float(h(x))), touch)
+        out = _dedupe(cands, lambda x: abs(float(h(x))))
+        return out if len(out) <= _MAX_ROOTS else []
 
 def _extrema1d(F, lo, hi):
     "x of the local extrema of function F on [lo, hi] (ascending): sign changes of the derivative."
@@ -1050,14 +1156,15 @@ def _extrema1d(F, lo, hi):
         a, b = max(lo, -_WINDOW), min(hi, _WINDOW)
         if not a < b: return []
         xs = np.linspace(a, b, _NSAMPLE); v = np.asarray(F(xs), float)
+        dv = np.diff(v)
+        turn = np.nonzero(np.isfinite(v[:-2]) & np.isfinite(v[1:-1]) & np.isfinite(v[2:]) & (dv[:-1] * dv[1:] < 0))[0] + 1
+        if len(turn) > _MAX_ROOTS: return []
         out = []
-        for i in range(1, len(xs) - 1):
-            if not np.all(np.isfinite(v[i - 1:i + 2])): continue
-            if (v[i] - v[i - 1]) * (v[i + 1] - v[i]) < 0 or (v[i] == v[i - 1] and v[i] != v[i + 1] and i > 1 and (v[i - 1] - v[i - 2]) * (v[i + 1] - v[i]) < 0):
-                sg = 1.0 if v[i] < v[i - 1] else -1.0
-                r = minimize_scalar(lambda t: sg * F(t) if math.isfinite(F(t)) else math.inf, bounds=(xs[i - 1], xs[i + 1]),
-                                    method="bounded", options={"xatol": 1e-12})
-                out.append(float(r.x))
+        for i in turn:
+            sg = 1.0 if v[i] < v[i - 1] else -1.0
+            r = minimize_scalar(lambda t: sg * F(t) if math.isfinite(F(t)) else math.inf, bounds=(xs[i - 1], xs[i + 1]),
+                                method="bounded", options={"xatol": 1e-12})
+            out.append(float(r.x))
         return _dedupe(out, lambda x: 0.0)
 
 # %% ../../../nbs/geo/00_kernel.ipynb #d7c1a349
@@ -1651,6 +1758,16 @@ def _assign_labels(kinds, hints, given, used):
         out.append(l); taken.add(l)
     return out
 
+def _finite(r):
+    "True when every float in a result (data, aux) pair (nested tuples) is finite; functions and texts count as finite."
+    stack = [r]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, float):
+            if not math.isfinite(v): return False
+        elif isinstance(v, (tuple, list)): stack.extend(v)
+    return True
+
 class Construction:
     "A GeoGebra-style construction: objects in dependency order, recomputed when free objects move (see module docs)."
     def __init__(self):
@@ -1812,6 +1929,7 @@ class Construction:
                 al, kinds = self._sum(cmd, off, sm)
             else:
                 v = self._number_or_error(cmd, body, off)
+                if not math.isfinite(v): raise GeoCommandError(cmd, off, f"{body.strip()[:40]!r} is not a finite number (GeoGebra shows it undefined; guilab refuses it)")
                 if len(labels) == 1 and labels[0] in self.objects and self.objects[labels[0]].algo.name == "_number":
                     self.set_value(labels[0], v); return list(labels)
                 al = _Algo("_number", [], [], _f_free_number, v); kinds = ["number"]
@@ -1899,7 +2017,7 @@ class Construction:
             for o in al.outputs: o.defined = False; o.data = o.aux = None
             return
         for o, r in zip(al.outputs, res):
-            if r is None: o.defined = False; o.data = o.aux = None
+            if r is None or not _finite(r): o.defined = False; o.data = o.aux = None     # inf / nan: undefined
             else: o.data, o.aux = r; o.defined = True
 
     def _chain(self, al):
@@ -1933,6 +2051,7 @@ class Construction:
         "Set free number `label` to `v` and recompute its dependents; `GeoCommandError` if it is not a free number."
         o = self._get(label)
         if o.algo.name != "_number": raise GeoCommandError(f"set_value({label})", 0, f"{label} is not a free number")
+        if not math.isfinite(v): raise GeoCommandError(f"set_value({label})", 0, f"value must be a finite number, got {v}")
         o.algo.param = float(v); self._update(o.algo)
 
     def remove(self, label: str) -> list[str]:
