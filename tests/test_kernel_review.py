@@ -154,3 +154,24 @@ def test_set_value_refuses_infinity():
     c = build(["a=1", "A=(0,0)", "Circle(A,a)"])
     with pytest.raises(GeoCommandError):
         c.set_value("a", math.inf)
+
+
+# ---------------------------------------------------------------- 8: tangency tolerance follows the size, not the position
+@pytest.mark.parametrize("x0", [0.0, 1e6, -3e7])
+def test_tangency_is_translation_invariant(x0):
+    far = build([f"A=({x0},0)", "c=Circle(A,1)", f"B=({x0 + 2.005},0)", "d=Circle(B,1)", "Intersect(c,d)"])
+    assert outs(far) == []                                            # a 0.5 % gap never touches
+    near = build([f"A=({x0},0)", "c=Circle(A,1)", f"B=({x0 + 2.00000001},0)", "d=Circle(B,1)", "Intersect(c,d)"])
+    assert len(outs(near)) == 2 and outs(near)[0] == outs(near)[1]
+    assert outs(near)[0][0] == pytest.approx(x0 + 1.000000005, abs=1e-6)
+    line = build([f"A=(0,{x0})", "c=Circle(A,1)", f"l: y={x0 + 1.005}", "Intersect(c,l)"])
+    assert outs(line) == []
+
+
+# ---------------------------------------------------------------- 9: Tangent(P, c) with P on c up to rounding
+@pytest.mark.parametrize("p", ["(0.70710678,0.70710678)", "(0.99999999,0)", "(1,0)", "(0,-1.000000004)"])
+def test_tangent_at_rounded_point_on_circle(p):
+    c = build(["A=(0,0)", "c=Circle(A,1)", f"P={p}", "{t1,t2}=Tangent(P,c)"])
+    assert c.is_defined("t1") and not c.is_defined("t2")
+    (px, py), (a, b, k) = c.coords("P"), c["t1"].data
+    assert abs(a * px + b * py - k) < 1e-12 and abs(a * py - b * px) < 1e-7       # through P, normal along OP

@@ -506,7 +506,7 @@ def parse_command(cmd: str) -> ParsedCommand:
 # %% ../../../nbs/geo/00_kernel.ipynb #d5a5f024
 _PEPS = 1e-9     # parameter tolerance on segments, rays and arcs (relative)
 _DEPS = 1e-10    # discriminant tolerance, relative to r^2
-_TEPS = 1e-8     # touching tolerance, relative to the figure's scale (GeoGebra's STANDARD_PRECISION)
+_TEPS = 1e-8     # touching tolerance, relative to the figure's size (GeoGebra's STANDARD_PRECISION)
 _PI2 = 2 * math.pi
 
 def _line(px, py, dx, dy):
@@ -536,6 +536,11 @@ def _on_arc(data, x, y):
     sweep = t2 - t1
     return rel <= sweep + _PEPS * 360 or rel >= 360 - _PEPS * 360
 
+def _touch_eps(size, *coords):
+    """Touching tolerance: _TEPS (1e-8, GeoGebra's STANDARD_PRECISION) times the figure's **size** (radii, centre
+    distance: translation invariant), plus 8 ulps of the largest coordinate (the rounding of positions far out)."""
+    return _TEPS * size + 8 * math.ulp(max([1.0] + [abs(c) for c in coords]))
+
 def _ix_ll(o1, o2):
     "Intersection of two linear objects: [point] or [None] (parallel, or outside a segment/ray)."
     px, py, dx, dy = o1.aux; qx, qy, ex, ey = o2.aux
@@ -553,8 +558,8 @@ def _round_of(o):
 
 def _ix_lc(lo, co):
     """Line-like x circle/arc: two points ordered by their parameter along the line's direction (None where missing).
-    Touching (both slots = the foot of the centre) when |distance(centre, line) − r| <= 1e-8·s, s = max(1, |centre|,
-    r, |foot|): relative to the figure's scale because users type rounded coordinates (GeoGebra's STANDARD_PRECISION)."""
+    Touching (both slots = the foot of the centre) when |distance(centre, line) − r| <= `_touch_eps`(max(r, distance)):
+    relative to the figure's size (not its position) because users type rounded coordinates."""
     px, py, dx, dy = lo.aux
     cx, cy, r = _round_of(co)
     n2 = dx * dx + dy * dy
@@ -562,7 +567,8 @@ def _ix_lc(lo, co):
     s0 = ((cx - px) * dx + (cy - py) * dy) / n2          # parameter of the foot of the centre
     fx, fy = px + s0 * dx, py + s0 * dy
     h2 = r * r - ((cx - fx) ** 2 + (cy - fy) ** 2)
-    if abs(math.hypot(cx - fx, cy - fy) - r) <= _TEPS * max(1.0, abs(cx), abs(cy), r, abs(fx), abs(fy)): h2 = 0.0
+    dist = math.hypot(cx - fx, cy - fy)
+    if abs(dist - r) <= _touch_eps(max(r, dist), cx, cy, fx, fy): h2 = 0.0
     elif h2 < 0:
         if h2 < -_DEPS * r * r or r == 0: return [None, None]
         h2 = 0.0
@@ -576,8 +582,8 @@ def _ix_lc(lo, co):
 
 def _ix_cc(o1, o2):
     """Circle/arc x circle/arc: point 1 left of the centre line O1->O2, point 2 right (None where missing).
-    Touching (both slots = the touching point) when |d − (r1 + r2)| or |d − |r1 − r2|| <= 1e-8·s, d the centre distance,
-    s = max(1, |centres|, radii): relative to the figure's scale because users type rounded coordinates (A = (0, 0),
+    Touching (both slots = the touching point) when |d − (r1 + r2)| or |d − |r1 − r2|| <= `_touch_eps`(max(d, r1, r2)),
+    d the centre distance: relative to the figure's size, not its position, because users type rounded coordinates (A = (0, 0),
     r = 1, B = (2.00000001, 0), r = 1 touch at (1.000000005, 0)); 1e-8 is GeoGebra's STANDARD_PRECISION."""
     x1, y1, r1 = _round_of(o1); x2, y2, r2 = _round_of(o2)
     vx, vy = x2 - x1, y2 - y1
@@ -585,7 +591,7 @@ def _ix_cc(o1, o2):
     if d == 0: return [None, None]
     a = (d * d + r1 * r1 - r2 * r2) / (2 * d)
     h2 = r1 * r1 - a * a
-    eps = _TEPS * max(1.0, abs(x1), abs(y1), abs(x2), abs(y2), r1, r2)
+    eps = _touch_eps(max(d, r1, r2), x1, y1, x2, y2)
     if d > eps and (abs(d - (r1 + r2)) <= eps or abs(d - abs(r1 - r2)) <= eps): h2 = 0.0
     elif h2 < 0:
         if h2 < -_DEPS * max(r1, r2) ** 2: return [None, None]
@@ -804,7 +810,7 @@ def _f_tangent(ins, al):
     (px, py) = ins[0].data; cx, cy, r = _round_of(ins[1])
     vx, vy = px - cx, py - cy
     d2 = vx * vx + vy * vy; d = math.sqrt(d2)
-    if abs(d - r) <= 1e-9 * max(r, 1.0):
+    if abs(d - r) <= _touch_eps(max(r, d), px, py, cx, cy):      # P on c up to rounding: the tangent at P
         return [_line(px, py, -vy, vx), None]
     if d < r: return [None, None]
     k, h = r * r / d2, r * math.sqrt(d2 - r * r) / d2
