@@ -175,3 +175,24 @@ def test_tangent_at_rounded_point_on_circle(p):
     assert c.is_defined("t1") and not c.is_defined("t2")
     (px, py), (a, b, k) = c.coords("P"), c["t1"].data
     assert abs(a * px + b * py - k) < 1e-12 and abs(a * py - b * px) < 1e-7       # through P, normal along OP
+
+
+# ---------------------------------------------------------------- 10: variable output counts follow a move
+def state(c): return [(o.label, o.kind, o.defined, o.data if o.kind != "function" else o.data.text) for o in c]
+
+
+@pytest.mark.parametrize("cmds,moves", [
+    (["f(x)=x^2", "A=(0,-1)", "B=(1,-1)", "l=Line(A,B)", "Intersect(f,l)", "D=(5,5)"], [("A", 0, 1), ("B", 1, 1)]),
+    (["A=(0,0)", "B=(1,0)", "C=(0,1)", "t=Polygon(A,B,C)", "P=(5,5)", "Q=(6,5)", "l=Line(P,Q)", "Intersect(t,l)"],
+     [("P", -1, 0.5), ("Q", 1, 0.5)]),
+    (["f(x)=x^3-3x", "A=(0,5)", "B=(1,5)", "l=Line(A,B)", "Intersect(f,l)"], [("A", 0, 0), ("B", 1, 0)])])
+def test_move_grows_outputs_like_fresh_build(cmds, moves):
+    c = build(cmds)
+    n0 = sum(o.kind == "point" for o in c)
+    for l, x, y in moves: c.move(l, x, y)
+    assert sum(o.kind == "point" for o in c) > n0                     # points appeared
+    assert state(build(c.to_commands())) == state(c)
+    c3 = ggb.from_xml(ggb.to_xml(c))
+    assert [(o.label, o.defined) for o in c3] == [(o.label, o.defined) for o in c]
+    for l, x, y in reversed(moves): c.move(l, *build(cmds).coords(l))  # back: the extra points turn undefined
+    assert state(build(c.to_commands())) == state(c)

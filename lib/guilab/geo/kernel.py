@@ -1273,10 +1273,11 @@ def _ix_poly(po, other):
     return out
 
 def _f_var(ins, al):
-    "Variable-count outputs: param = (points getter, count); pad with undefined / drop the excess."
+    """Variable-count outputs: param = (points getter, count); pad with undefined; more points than outputs are
+    returned too (the construction then adds outputs, see `Construction._grow`)."""
     get, n = al.param
     pts = get(ins, al)
-    return [(p, None) for p in pts[:n]] + [None] * (n - len(pts[:n]))
+    return [(p, None) for p in pts] + [None] * (n - len(pts))
 
 def _f_nth(ins, al):
     get, n = al.param
@@ -2013,6 +2014,7 @@ class Construction:
     # ----- recomputation -------------------------------------------------------------------------------
     @staticmethod
     def _run(al):
+        "Recompute `al`'s outputs; returns the raw result (a list, or None when undefined)."
         res = None
         for o in al.inputs:
             if not o.defined: break
@@ -2021,10 +2023,11 @@ class Construction:
             except (ZeroDivisionError, OverflowError, ValueError, FloatingPointError): res = None   # degenerate input: undefined, as in GeoGebra
         if res is None:
             for o in al.outputs: o.defined = False; o.data = o.aux = None
-            return
+            return None
         for o, r in zip(al.outputs, res):
             if r is None or not _finite(r): o.defined = False; o.data = o.aux = None     # inf / nan: undefined
             else: o.data, o.aux = r; o.defined = True
+        return res
 
     def _chain(self, al):
         ch = self._chains.get(al)
@@ -2037,8 +2040,35 @@ class Construction:
         return ch
 
     def _update(self, al):
-        self._run(al)
-        for b in self._chain(al): self._run(b)
+        for b in [al] + self._chain(al):
+            res = self._run(b)
+            if res is not None and len(res) > len(b.outputs): self._grow(b, res)
+
+    def _grow(self, al, res):
+        """A variable-count command found more points after a move than it has outputs: add outputs (automatic point
+        labels, placed right after its other outputs), as GeoGebra's output handler does, so that the state equals a
+        fresh build of `to_commands()` (which then lists all labels). Fewer points leave the extra outputs undefined."""
+        extra = res[len(al.outputs):]
+        first = al.outputs[0]
+        new = _assign_labels(["point"] * len(extra), None, [], _Used(self.objects, self._reserved))
+        after = al.outputs[-1].label
+        objs = []
+        for l, r in zip(new, extra):
+            o = GeoObject(l, "point", al)
+            o.depth, o.color = first.depth, first.color
+            o.auxiliary, o.visible, o.label_visible = first.auxiliary, first.visible, first.label_visible
+            if r is not None and _finite(r): o.data, o.aux = r; o.defined = True
+            al.outputs.append(o); al.born.append(l); objs.append(o)
+            self.graph.add_node(l)
+            for i in al.inputs: self.graph.add_edge(i.label, l)
+        d = {}
+        for k, v in self.objects.items():
+            d[k] = v
+            if k == after:
+                for o in objs: d[o.label] = o
+        self.objects = d
+        al.param = (al.param[0], len(al.outputs))
+        self._chains.clear()
 
     def move(self, label: str, x: float, y: float) -> None:
         """Move free point `label` to world (x, y), or a point on an object to the projection of (x, y) on its path;
