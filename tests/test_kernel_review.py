@@ -196,3 +196,21 @@ def test_move_grows_outputs_like_fresh_build(cmds, moves):
     assert [(o.label, o.defined) for o in c3] == [(o.label, o.defined) for o in c]
     for l, x, y in reversed(moves): c.move(l, *build(cmds).coords(l))  # back: the extra points turn undefined
     assert state(build(c.to_commands())) == state(c)
+
+
+# ---------------------------------------------------------------- 12: xy = 1 and reserved names
+@pytest.mark.parametrize("cmd", ["xy=1", "x" * 500 + "=1", "yx = 2"])
+def test_xy_is_an_equation_not_a_label(cmd):
+    with pytest.raises(GeoCommandError, match="equation|chained operations"):
+        build([cmd])
+
+
+@pytest.mark.parametrize("cmd", ["pi=3", "π=3", "sin=3", "Circle=3", "If=3", "sqrt(x)=x", "ln: y=2",
+                                 "{P,Intersect}=Intersect(c,d)", "xAxis=Line(A,B)"])
+def test_reserved_names_are_not_labels(cmd):
+    with pytest.raises(GeoCommandError, match="reserved name"):
+        build(["A=(0,0)", "B=(1,0)", "c=Circle(A,B)", "d=Circle(B,A)", cmd])
+
+
+def test_e_stays_a_label_as_in_geogebra():
+    assert build(["A=(0,0)", "B=(1,0)", "C=(0,1)", "e=Circle(A,B,C)"]).is_defined("e")

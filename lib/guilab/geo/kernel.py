@@ -457,6 +457,15 @@ def _split_args(s: str, off: int, cmd: str) -> list[tuple[str, int]]:
         res.append((st, p + (len(a) - len(a.lstrip()))))
     return res
 
+def _reserved_names():
+    "Names GeoGebra reserves (constants, variables, functions, commands): not usable as labels."
+    return ({"pi", "π", "x", "y", "If", "xAxis", "yAxis"} | set(_EFUNCS) | set(_FUNCS) | set(COMMANDS) | set(ALIASES)
+            | set(GEOGEBRA_UNSUPPORTED))
+
+def _check_label(cmd, label, pos):
+    if label in _reserved_names():
+        raise GeoCommandError(cmd, pos, f"{label!r} is a reserved name (a GeoGebra constant, function or command), not a label")
+
 def parse_command(cmd: str) -> ParsedCommand:
     """Parse one command into a `ParsedCommand(labels, body, offset, name, args)`.
 
@@ -470,11 +479,12 @@ def parse_command(cmd: str) -> ParsedCommand:
     labels, off = [], 0
     m = _FUNDEF_RE.match(cmd)
     if m:
+        _check_label(cmd, m.group(1), m.start(1))
         body = cmd[m.end():].rstrip()
         if not body: raise GeoCommandError(cmd, m.end(), "empty function definition")
         return ParsedCommand([m.group(1)], body, m.end(), "_function", [(body, m.end())])
     m = _ASSIGN_RE.match(cmd)
-    if m and m.group(1) in ("x", "y"): m = None                     # `y = 2x + 1` is an equation, not a label
+    if m and set(m.group(1)) <= {"x", "y"}: m = None                # `y = 2x + 1`, `xy = 1` are equations, not labels
     if m is None:
         m = _COLON_RE.match(cmd)
         if m and m.group(1) in ("x", "y"): m = None
@@ -485,6 +495,7 @@ def parse_command(cmd: str) -> ParsedCommand:
             for x in labels:
                 if not _LABEL_RE.match(x): raise GeoCommandError(cmd, m.start(1), f"bad label {x!r}")
         else: labels = [lab]
+        for x in labels: _check_label(cmd, x, m.start(1))
     body = cmd[off:].rstrip()
     if not body: raise GeoCommandError(cmd, off, "empty command")
     eq = _top_equals(body)
