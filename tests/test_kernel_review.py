@@ -214,3 +214,50 @@ def test_reserved_names_are_not_labels(cmd):
 
 def test_e_stays_a_label_as_in_geogebra():
     assert build(["A=(0,0)", "B=(1,0)", "C=(0,1)", "e=Circle(A,B,C)"]).is_defined("e")
+
+
+# ---------------------------------------------------------------- 5: Point(obj, t) with GeoGebra's path parameter
+SQ = ["A=(0,0)", "B=(2,0)", "C=(2,2)", "D=(0,2)"]
+
+
+@pytest.mark.parametrize("cmds,want", [
+    (SQ + ["p=Polygon(A,B,C,D)", "Point(p,0.5)"], (2.0, 2.0)),            # GeoGebra: parameter 4·0.5 = 2 -> vertex C
+    (SQ + ["p=Polygon(A,B,C)", "Point(p,0.5)"], (2.0, 1.0)),              # 3·0.5 = 1.5 -> middle of BC
+    (SQ + ["p=Polygon(A,B,C)", "Point(p,7)"], (0.0, 0.0)),                # clamped to 1 -> back at A
+    (["O=(0,0)", "c=Circle(O,1)", "Point(c,1.3)"], (-1.0, 0.0)),           # clamped, not wrapped
+    (["O=(0,0)", "c=Circle(O,1)", "Point(c,-0.2)"], (-1.0, 0.0)),
+    (["O=(0,0)", "c=Circle(O,1)", "Point(c,0.75)"], (0.0, 1.0)),
+    (SQ + ["s=Segment(A,C)", "Point(s,1.5)"], (2.0, 2.0))])
+def test_point_on_path_uses_geogebra_parameter(cmds, want):
+    c = build(cmds)
+    assert outs(c)[0] == pytest.approx(want, abs=1e-12)
+    assert build(c.to_commands()).coords(c._algos[-1].outputs[0].label) == outs(c)[0]
+
+
+def test_point_on_polygon_snaps_and_moves_with_geogebra_parameter():
+    c = build(SQ + ["p=Polygon(A,B,C,D)"])
+    l = c.point_on("p", 2.5, 1.0)                                      # side BC, half way: parameter (1 + 0.5) / 4
+    assert c[l].algo.param == 0.375 and c.coords(l) == (2.0, 1.0)
+
+
+GGB_LINE = ('<geogebra><construction><element type="point" label="A"><coords x="1" y="1" z="1"/></element>'
+            '<element type="point" label="B"><coords x="5" y="3" z="1"/></element>'
+            '<command name="{cmd}"><input a0="A" a1="B"/><output a0="l"/></command>'
+            '<command name="Point"><input a0="l" a1="{t}"/><output a0="P"/></command></construction></geogebra>')
+
+
+@pytest.mark.parametrize("cmd,t,want", [("Line", 0.25, (-3.0, -1.0)), ("Line", 0.5, (1.0, 1.0)), ("Line", 0.75, (5.0, 3.0)),
+                                        ("Ray", 0.5, (5.0, 3.0)), ("Ray", 0.0, (1.0, 1.0)), ("Segment", 0.5, (3.0, 2.0)),
+                                        ("Segment", 2.0, (5.0, 3.0))])
+def test_ggb_point_on_line_ray_segment_loads_where_geogebra_shows_it(cmd, t, want):
+    c = ggb.from_xml(GGB_LINE.format(cmd=cmd, t=t))
+    assert c.coords("P") == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("xml", [GGB_LINE.format(cmd="Line", t=1.0), GGB_LINE.format(cmd="Ray", t=2),
+                                 GGB_LINE.format(cmd="PerpendicularLine", t=0.3).replace('a1="B"/><output a0="l"', 'a1="m"/><output a0="l"')
+                                 .replace('<command name="PerpendicularLine">', '<expression label="m" exp="m: y = 0"/><element type="line" label="m"/>'
+                                          '<command name="PerpendicularLine">')])
+def test_ggb_point_at_infinity_or_unknown_line_parameter_is_refused(xml):
+    with pytest.raises(GeoCommandError):
+        ggb.from_xml(xml)

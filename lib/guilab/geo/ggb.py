@@ -172,6 +172,8 @@ def from_xml(xml: str | bytes) -> Construction:
                 ins, outs = _attrs_in_order(e.find("input")), _attrs_in_order(e.find("output"))
                 if name == "Point" and len(ins) == 1:
                     ins = ins + [_point_parameter(c, ins[0], elements.get(outs[0]) if outs else None)]
+                elif name == "Point" and len(ins) == 2 and ins[0] in c:
+                    ins = [ins[0], _geogebra_parameter(c, ins[0], ins[1])]
                 given = []
                 for l in outs:
                     if not l: break
@@ -223,6 +225,26 @@ def _point_parameter(c: Construction, path: str, e: ET.Element | None) -> str:
             x, y, z = (float(co.get(k, "1")) for k in "xyz")
             if z and x == x and y == y: return fmt_number(c.path_parameter(path, x / z, y / z))
     return "0"
+
+def _geogebra_parameter(c: Construction, path: str, t: str) -> str:
+    """guilab's `t` for GeoGebra's `Point(path, t)`: GeoGebra clamps t to [0, 1] and maps it onto the path's range
+    (`PathNormalizer.toParentPathParameter`); segments, circles, arcs and polygons use the same [0, 1] parameter in
+    the kernel; a line `Line(A,B)` runs A + s·(B − A) with s = infFunction(2t − 1), a ray `Ray(A,B)` with
+    s = infFunction(t), infFunction(u) = u / (1 − |u|). Other lines and rays: GeoCommandError (their GeoGebra
+    start point and direction scale depend on the algorithm)."""
+    o = c[path]
+    if o.kind not in ("line", "ray"): return t
+    what = f"Point({path},{t})"
+    try: tv = float(t)
+    except ValueError: raise GeoCommandError(what, 0, f"a GeoGebra parameter on a {o.kind} must be a number, got {t!r}") from None
+    al = o.algo
+    if al.name not in ("Line", "Ray") or len(al.inputs) != 2 or any(i.kind != "point" for i in al.inputs):
+        raise GeoCommandError(what, 0, f"GeoGebra's Point on the {o.kind} {path} = {al.command()} is not supported "
+                              "(only Line(A,B) and Ray(A,B): their GeoGebra parameterisation is known)")
+    tv = min(max(tv, 0.0), 1.0)
+    u = 2 * tv - 1 if o.kind == "line" else tv
+    if abs(u) >= 1: raise GeoCommandError(what, 0, f"t = {t} is a point at infinity on {path} in GeoGebra")
+    return fmt_number(u / (1 - abs(u)))
 
 def read_ggb(path: str | Path) -> Construction:
     "Read a `.ggb` file (zip with `geogebra.xml`) into a `Construction`."

@@ -634,15 +634,16 @@ def _path_point(o, t):
         elif k == "ray": t = max(t, 0.0)
         return (px + t * dx, py + t * dy)
     if k == "circle":
-        cx, cy, r = o.data; ca, sa = _cs(math.pi * (2 * t - 1))
+        cx, cy, r = o.data; ca, sa = _cs(math.pi * (2 * min(max(t, 0.0), 1.0) - 1))   # GeoGebra clamps t to [0, 1]
         return (cx + r * ca, cy + r * sa)
     if k == "arc":
         cx, cy, r, t1, t2 = o.data; t = min(max(t, 0.0), 1.0)
         ca, sa = _cs(math.radians(t1 + t * (t2 - t1)))
         return (cx + r * ca, cy + r * sa)
-    if k == "polygon":
+    if k == "polygon":                                   # GeoGebra: t in [0, 1] (clamped) -> n·t over the n sides
         v = o.data; n = len(v)
-        i = int(math.floor(t)) % n; f = t - math.floor(t)
+        p = n * min(max(t, 0.0), 1.0)
+        i = min(int(math.floor(p)), n - 1); f = p - i
         (ax, ay), (bx, by) = v[i], v[(i + 1) % n]
         return (ax + f * (bx - ax), ay + f * (by - ay))
     raise TypeError(f"{o.label} ({k}) is not a path")
@@ -677,8 +678,8 @@ def _path_param(o, x, y):
             (ax, ay), (bx, by) = v[i], v[(i + 1) % n]
             s = min(max(_seg_param(ax, ay, bx - ax, by - ay, x, y), 0.0), 1.0)
             d = math.hypot(ax + s * (bx - ax) - x, ay + s * (by - ay) - y)
-            if d < best[0]: best = (d, i + s)
-        return best[1] if best[1] < n else 0.0
+            if d < best[0]: best = (d, (i + s) / n)
+        return best[1] if best[1] < 1.0 else 0.0
     raise TypeError(f"{o.label} ({k}) is not a path")
 
 # %% ../../../nbs/geo/00_kernel.ipynb #9795ded4
@@ -1458,6 +1459,7 @@ def _b_point(c, cmd, name, A, P):
         t = 0.0
         if len(A) == 2:
             if not isinstance(A[1], float): raise _kind_err(cmd, P[1][1], name, "a number parameter", _desc(A[1]))
+            if not math.isfinite(A[1]): raise GeoCommandError(cmd, P[1][1], f"{name}: the parameter must be a finite number")
             t = A[1]
         return Built(_f_point_on, [A[0]], ["point"], t, (), [A[0].label], None)
     raise _kind_err(cmd, P[0][1] if P else 0, name, "(path) or (path, t) with a segment/line/ray/circle/arc/polygon", _desc(A[0]))
