@@ -261,3 +261,16 @@ def test_ggb_point_on_line_ray_segment_loads_where_geogebra_shows_it(cmd, t, wan
 def test_ggb_point_at_infinity_or_unknown_line_parameter_is_refused(xml):
     with pytest.raises(GeoCommandError):
         ggb.from_xml(xml)
+
+
+# ---------------------------------------------------------------- 14, 15: bracket syntax, degrees applied once
+def test_square_bracket_syntax_as_in_older_geogebra():
+    c = build(["A=(0,0)", "B=(3,4)", "c=Circle[A,B]", "f(x)=If[x>0,x]", "{P,Q}=Intersect[c,Line[A,B]]", 't=Text["[x]"]'])
+    assert c["c"].data == (0.0, 0.0, 5.0) and c.coords("Q") == pytest.approx((3.0, 4.0))
+    assert c["t"].data == "[x]" and c.to_commands()[2] == "c=Circle(A,B)"
+
+
+def test_degree_sign_applies_once():
+    with pytest.raises(GeoCommandError, match="unexpected '°'"):
+        build(["a=90°°"])
+    assert build(["a=90°"]).value("a") == pytest.approx(math.pi / 2)

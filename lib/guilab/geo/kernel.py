@@ -104,7 +104,7 @@ def eval_number(text: str) -> float:
         finally: depth -= 1
     def power():
         v = atom()
-        while peek()[1] == "°": take(); v = v * math.pi / 180
+        if peek()[1] == "°": take(); v = v * math.pi / 180       # once: 90°° is an error, not 90·(π/180)²
         if peek()[1] == "^": take(); v = v ** unary()
         return v
     def atom():
@@ -256,7 +256,7 @@ class _ExprParser:
         return self.power()
     def power(self):
         v = self.atom()
-        while self.peek()[1] == "°": self.take(); v = ("b", "*", v, ("n", math.pi / 180))
+        if self.peek()[1] == "°": self.take(); v = ("b", "*", v, ("n", math.pi / 180))
         if self.peek()[1] == "^" and self.peek()[0] == "o":
             p = self.take()[2]; self.nest(p)
             try: v = ("b", "^", v, self.unary())
@@ -459,12 +459,21 @@ def _split_args(s: str, off: int, cmd: str) -> list[tuple[str, int]]:
 
 def _reserved_names():
     "Names GeoGebra reserves (constants, variables, functions, commands): not usable as labels."
-    return ({"pi", "π", "x", "y", "If", "xAxis", "yAxis"} | set(_EFUNCS) | set(_FUNCS) | set(COMMANDS) | set(ALIASES)
-            | set(GEOGEBRA_UNSUPPORTED))
+    g = globals()                                    # the command tables are defined further down the module
+    return ({"pi", "π", "x", "y", "If", "xAxis", "yAxis"} | set(_EFUNCS) | set(_FUNCS) | set(g.get("COMMANDS", ()))
+            | set(g.get("ALIASES", ())) | set(g.get("GEOGEBRA_UNSUPPORTED", ())))
 
 def _check_label(cmd, label, pos):
     if label in _reserved_names():
         raise GeoCommandError(cmd, pos, f"{label!r} is a reserved name (a GeoGebra constant, function or command), not a label")
+
+def _brackets(cmd: str) -> str:
+    "GeoGebra's older square-bracket call syntax `Circle[A, B]` as `Circle(A, B)` (outside strings; same offsets)."
+    out, q = [], False
+    for ch in cmd:
+        if ch == '"': q = not q
+        out.append(ch if q else {"[": "(", "]": ")"}.get(ch, ch))
+    return "".join(out)
 
 def parse_command(cmd: str) -> ParsedCommand:
     """Parse one command into a `ParsedCommand(labels, body, offset, name, args)`.
@@ -475,6 +484,7 @@ def parse_command(cmd: str) -> ParsedCommand:
     `name` is None (a number, a string literal or an expression such as `A + u`). Raises `GeoCommandError` on
     syntax errors and on commands longer than `MAX_COMMAND_CHARS`."""
     if not isinstance(cmd, str): raise GeoCommandError(str(cmd), 0, "command must be a string")
+    if "[" in cmd: cmd = _brackets(cmd)
     if len(cmd) > MAX_COMMAND_CHARS: raise GeoCommandError(cmd[:60] + "...", MAX_COMMAND_CHARS, f"command longer than {MAX_COMMAND_CHARS} characters")
     labels, off = [], 0
     m = _FUNDEF_RE.match(cmd)
