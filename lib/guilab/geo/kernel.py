@@ -457,11 +457,17 @@ def _split_args(s: str, off: int, cmd: str) -> list[tuple[str, int]]:
         res.append((st, p + (len(a) - len(a.lstrip()))))
     return res
 
+_RESERVED = None
+
 def _reserved_names():
     "Names GeoGebra reserves (constants, variables, functions, commands): not usable as labels."
+    global _RESERVED
+    if _RESERVED is not None: return _RESERVED
     g = globals()                                    # the command tables are defined further down the module
-    return ({"pi", "π", "x", "y", "If", "xAxis", "yAxis"} | set(_EFUNCS) | set(_FUNCS) | set(g.get("COMMANDS", ()))
-            | set(g.get("ALIASES", ())) | set(g.get("GEOGEBRA_UNSUPPORTED", ())))
+    names = ({"pi", "π", "x", "y", "If", "xAxis", "yAxis"} | set(_EFUNCS) | set(_FUNCS) | set(g.get("COMMANDS", ()))
+             | set(g.get("ALIASES", ())) | set(g.get("GEOGEBRA_UNSUPPORTED", ())))
+    if "COMMANDS" in g: _RESERVED = frozenset(names)  # complete: cache it
+    return names
 
 def _check_label(cmd, label, pos):
     if label in _reserved_names():
@@ -1790,13 +1796,17 @@ def _assign_labels(kinds, hints, given, used):
 
 def _finite(r):
     "True when every float in a result (data, aux) pair (nested tuples) is finite; functions and texts count as finite."
-    stack = [r]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, float):
-            if not math.isfinite(v): return False
-        elif isinstance(v, (tuple, list)): stack.extend(v)
-    return True
+    return _fin(r[0]) and (r[1] is None or _fin(r[1]))
+
+def _fin(v):
+    c = v.__class__
+    if c is tuple or c is list or isinstance(v, (tuple, list)):
+        for w in v:
+            if w.__class__ is float:
+                if w - w != 0.0: return False                 # inf - inf and nan are nan
+            elif not _fin(w): return False
+        return True
+    return not isinstance(v, float) or v - v == 0.0
 
 class Construction:
     "A GeoGebra-style construction: objects in dependency order, recomputed when free objects move (see module docs)."
