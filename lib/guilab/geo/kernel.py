@@ -619,7 +619,11 @@ def _ix_cc(o1, o2):
     a = (d * d + r1 * r1 - r2 * r2) / (2 * d)
     h2 = r1 * r1 - a * a
     eps = _touch_eps(max(d, r1, r2), x1, y1, x2, y2)
-    if d > eps and (abs(d - (r1 + r2)) <= eps or abs(d - abs(r1 - r2)) <= eps): h2 = 0.0
+    if d > eps and (abs(d - (r1 + r2)) <= eps or abs(d - abs(r1 - r2)) <= eps):
+        h2 = 0.0                                   # touching: the midpoint of the gap between the circles on the centre
+        if abs(d - (r1 + r2)) <= eps: a = (d + r1 - r2) / 2      # line (no division by a small d, which amplifies rounding)
+        elif r1 >= r2: a = (d + r1 + r2) / 2
+        else: a = (d - r1 - r2) / 2
     elif h2 < 0:
         if h2 < -_DEPS * max(r1, r2) ** 2: return [None, None]
         h2 = 0.0
