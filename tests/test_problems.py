@@ -4,6 +4,7 @@ Every reference construction is rebuilt with the geometry kernel and must have e
 inside its window (2% margin), no two distinct points closer than 1% of the window diagonal, no intersection
 crossing at less than 10 degrees, and every check true. Choice answers are recomputed from the kernel."""
 import json, math, re
+from pathlib import Path
 from collections import Counter
 
 import pytest
@@ -294,3 +295,17 @@ def test_load_problems_sources(tmp_path):
     with pytest.raises(RecordError, match="record 11"): load_problems(f)
     with pytest.raises(ValueError, match="generated:N:SEED"): load_problems("generated:x:1")
     with pytest.raises(FileNotFoundError): load_problems(tmp_path / "missing.jsonl")
+
+
+def test_euclid_table_is_shipped_package_data():
+    """The Euclid table is data (guilab/data/euclid.jsonl) that `pip install` ships: pyproject's package-data globs
+    cover every file under lib/guilab/data, and the loader reads it through importlib.resources."""
+    import tomllib
+    from guilab.pagebench.problems import data_path, euclid_table
+    root = Path(__file__).resolve().parents[1]; pkg = root / "lib" / "guilab"
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["guilab"]
+    files = {p for p in (pkg / "data").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    shipped = {p for g in globs for p in pkg.glob(g) if p.is_file()}   # setuptools reads these globs as pathlib/glob does
+    assert pkg / "data" / "euclid.jsonl" in files
+    assert files <= shipped, sorted(map(str, files - shipped))
+    assert data_path("euclid.jsonl").is_file() and len(euclid_table()) == 43

@@ -67,3 +67,14 @@ def test_failing_notebook_is_named_and_exit_nonzero(tmp_path):
     assert set(man2["notebooks"]) == {"a_ok", "b_broken"}
     r3 = subprocess.run([GUILAB, "reproduce", "--only", "zzz", "--notebooks", str(folder)], cwd=ROOT, capture_output=True, text=True)
     assert r3.returncode != 0 and "zzz" in r3.stderr
+
+
+def test_notebook_without_parameters_cell_is_named(tmp_path):
+    folder = tmp_path / "repro"; folder.mkdir()
+    nb = nbformat.v4.new_notebook(); nb.cells = [nbformat.v4.new_code_cell("x = 1")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(folder / "no_params.ipynb"))
+    r = subprocess.run([GUILAB, "reproduce", "--params", "params/smoke.yaml", "--out", str(tmp_path / "out"), "--notebooks", str(folder),
+                        "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 2 and "no_params.ipynb" in r.stderr and "parameters" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr

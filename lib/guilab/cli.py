@@ -25,6 +25,11 @@ def _cmd_reproduce(a) -> int:
         return 1
     return 0
 
+def _cmd_schema(a) -> int:
+    from guilab.core import write_json_schemas
+    for p in write_json_schemas(a.out): print(p)
+    return 0
+
 def _cmd_perf(a) -> int:
     from guilab.perf.harness import run, write_perf_md
     res = run(only=a.only, quick=a.quick, pin=not a.no_pin)
@@ -51,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--no-pin", action="store_true", help="do not pin to one CPU core")
     b.add_argument("--out", default="figures/perf.md", help="output markdown file")
     b.set_defaults(func=_cmd_perf)
+    s = sub.add_parser("schema", help="write the JSON schemas of guilab's records (DESIGN §2) as <Record>.schema.json files")
+    s.add_argument("--out", required=True, help="output folder")
+    s.set_defaults(func=_cmd_schema)
     missing = []
     for name, mod in PART_CLIS.items():
         try: found = importlib.util.find_spec(mod) is not None

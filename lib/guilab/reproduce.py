@@ -10,7 +10,7 @@ from pathlib import Path
 from .core import load_params, make_manifest, write_manifest, project_root, atomic_write
 
 # %% auto #0
-__all__ = ['repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'run_notebook', 'reproduce']
+__all__ = ['repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'no_parameters_message', 'run_notebook', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -34,6 +34,11 @@ def has_parameters_cell(nb_path: str | os.PathLike) -> bool:
     import nbformat
     nb = nbformat.read(str(nb_path), as_version=4)
     return any(c.cell_type == "code" and "parameters" in c.get("metadata", {}).get("tags", []) for c in nb.cells)
+
+def no_parameters_message(nb_path) -> str:
+    "The one-line error for a notebook without a `parameters` cell (papermill would only warn and run its defaults)."
+    return (f"{nb_path}: no code cell is tagged `parameters`, so --params/--out/--set would be ignored and the notebook would "
+            f"run on its own defaults; tag the cell that sets params, out_dir and overrides")
 
 def _use_this_python_kernel() -> None:
     "Make the `python3` kernel papermill starts the one of this interpreter (its kernelspec in `sys.prefix` first)."
@@ -60,6 +65,8 @@ def run_notebook(nb: Path,                 # the notebook to run
     executed.parent.mkdir(parents=True, exist_ok=True)
     before, t0 = _files_under(out_dir), time.time()
     status, error = "ok", ""
+    if not has_parameters_cell(nb):
+        return {"status": "failed", "seconds": 0.0, "executed": str(executed), "outputs": [], "error": no_parameters_message(nb)}
     try:
         pm.execute_notebook(str(nb), str(executed), parameters={"params": str(Path(params).resolve()), "out_dir": str(out_dir),
                             "overrides": list(overrides)}, kernel_name="python3", cwd=str(cwd or project_root()),
@@ -89,6 +96,8 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     out.mkdir(parents=True, exist_ok=True)
     nbs = select_notebooks(repro_notebooks(notebooks), only)
     if not nbs: raise ValueError(f"no reproduction notebooks found in {notebooks or root/'nbs'/'repro'}")
+    for nb in nbs.values():   # before anything runs: a notebook papermill cannot parameterise is a user error
+        if not has_parameters_cell(nb): raise ValueError(no_parameters_message(nb))
     results = {}
     bar = tqdm(nbs.items(), desc="reproduce", unit="notebook", disable=not progress)
     for name, nb in bar:

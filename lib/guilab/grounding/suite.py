@@ -5,11 +5,11 @@ matches), a seeded evaluation subset, and every agent evaluated resumably on it.
 
 # %% ../../../nbs/grounding/07_suite.ipynb #daf91a31
 from __future__ import annotations
-import hashlib, json, time
+import json, time
 from pathlib import Path
 from typing import Iterable
 
-from ..core import GroundingSample, read_jsonl, rng, sha256_file
+from ..core import GroundingSample, cache_key, read_jsonl, rng, sha256_file
 from .sources import JLAB_STATES, capture_jupyterlab, load_screenspot_pro
 from .evaluate import evaluate
 
@@ -60,13 +60,11 @@ def seeded_subset(samples: list,        # the benchmark's samples
 def samples_tag(samples: Iterable[GroundingSample],   # the evaluated samples
                 images: str | Path | None,            # their image folder (None: each sample's extra["image_file"])
                ) -> str:
-    "12 hex digits of sha256 over each sample's id, file, instruction, bbox and polygon, then the bytes of every screenshot (sorted)."
+    "12 hex digits of `guilab.core.cache_key` over each sample's id, file, instruction, bbox and polygon and the sha256 of every screenshot (sorted)."
     samples = list(samples)
-    h = hashlib.sha256()
-    for s in samples: h.update(f"{s.id}|{s.img_filename}|{s.instruction}|{s.bbox}|{s.polygon}\n".encode())
     files = {Path(images) / s.img_filename if images is not None else Path(s.extra["image_file"]) for s in samples}
-    for f in sorted(files): h.update(sha256_file(f).encode())
-    return h.hexdigest()[:12]
+    return cache_key("grounding-samples", [[s.id, s.img_filename, s.instruction, s.bbox, s.polygon] for s in samples],
+                     [sha256_file(f) for f in sorted(files)])[:12]
 
 def run_agents(samples: list,                 # GroundingSamples
                agents: Iterable[str],         # registered agent names

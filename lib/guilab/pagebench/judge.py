@@ -10,14 +10,17 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, WithJsonSchema
+from typing import Annotated
+
 from ..core import dumps, read_jsonl
 from ..agents.messages import user_message
 
 # %% auto #0
-__all__ = ['DIMENSIONS', 'PERSPECTIVES', 'JUDGE_PROMPT', 'JudgeReplyError', 'parse_verdict', 'content_key', 'Judge',
-           'judge_records', 'judge_status']
+__all__ = ['DIMENSIONS', 'PERSPECTIVES', 'JUDGE_PROMPT', 'Score', 'JudgeReplyError', 'PerspectiveScores', 'Verdict',
+           'verdict_response_format', 'parse_verdict', 'content_key', 'Judge', 'judge_records', 'judge_status']
 
-# %% ../../../nbs/pagebench/07_judge.ipynb #839c6cb4
+# %% ../../../nbs/pagebench/07_judge.ipynb #d7fae180
 DIMENSIONS = ("TC", "VS", "GL")
 PERSPECTIVES = ("data_logic", "visual")
 JUDGE_PROMPT = """You grade a geometry construction made in a GeoGebra-style app against the reference.
@@ -35,28 +38,58 @@ Reply with JSON only: {{"data_logic": {{"TC": n, "VS": n, "GL": n}}, "visual": {
 class JudgeReplyError(ValueError):
     "A judge reply that is not the required JSON."
 
+Score = Annotated[float, BeforeValidator(lambda x: _score(x)), WithJsonSchema({"type": "number", "minimum": 0, "maximum": 100})]
+
+def _score(x):
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or not 0 <= x <= 100:
+        raise ValueError(f"must be a number in [0, 100], got {x!r}")
+    return float(x)
+
+class PerspectiveScores(BaseModel):
+    "The three dimensions from one perspective, each in [0, 100]."
+    model_config = ConfigDict(extra="ignore")
+    TC: Score   # task completion
+    VS: Score   # visual similarity
+    GL: Score   # geometric logic
+
+class Verdict(BaseModel):
+    "A judge's reply (Appendix F.2): the three dimensions from the data-logic and from the visual perspective."
+    model_config = ConfigDict(extra="ignore")
+    data_logic: PerspectiveScores
+    visual: PerspectiveScores
+
+def verdict_response_format() -> dict:
+    "OpenAI `response_format` asking for a `Verdict` (json_schema, strict): what the judge requests where the endpoint supports it."
+    schema = Verdict.model_json_schema()
+    def close(d):   # strict mode wants every object closed, with all its properties required
+        if isinstance(d, dict):
+            if d.get("type") == "object" and "properties" in d: d["additionalProperties"] = False; d["required"] = list(d["properties"])
+            for v in d.values(): close(v)
+        elif isinstance(d, list):
+            for v in d: close(v)
+        return d
+    return {"type": "json_schema", "json_schema": {"name": "pagebench_verdict", "strict": True, "schema": close(schema)}}
+
 def parse_verdict(text: str) -> dict:
-    """`{'TC','VS','GL'}` (means of the two perspectives) plus `perspectives` from a reply; the JSON object may sit in
-    a code fence or in prose. Raises `JudgeReplyError` naming what is wrong."""
+    """`{'TC','VS','GL'}` (means of the two perspectives) plus `perspectives` from a reply, validated as a `Verdict`;
+    the JSON object may sit in a code fence or in prose (a text reply) or be the whole reply (structured output).
+    Raises `JudgeReplyError` naming what is wrong."""
     if not isinstance(text, str): raise JudgeReplyError("reply is not text")
     i, j = text.find("{"), text.rfind("}")
     if i < 0 or j <= i: raise JudgeReplyError("no JSON object in the reply")
-    try: v = json.loads(text[i:j + 1])
+    try: raw = json.loads(text[i:j + 1])
     except json.JSONDecodeError as e: raise JudgeReplyError(f"invalid JSON: {e}") from None
-    if not isinstance(v, dict): raise JudgeReplyError("JSON is not an object")
-    per = {}
-    for p in PERSPECTIVES:
-        d = v.get(p)
-        if not isinstance(d, dict): raise JudgeReplyError(f"missing perspective {p!r}")
-        per[p] = {}
-        for k in DIMENSIONS:
-            x = d.get(k)
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or not 0 <= x <= 100:
-                raise JudgeReplyError(f"{p}.{k} must be a number in [0, 100], got {x!r}")
-            per[p][k] = float(x)
+    if not isinstance(raw, dict): raise JudgeReplyError("JSON is not an object")
+    try: v = Verdict.model_validate(raw)
+    except ValidationError as e:
+        err = e.errors(include_url=False)[0]; loc = ".".join(str(x) for x in err["loc"])
+        if err["type"] in ("missing", "model_type") and len(err["loc"]) == 1: raise JudgeReplyError(f"missing perspective {loc!r}") from None
+        if err["type"] == "missing": raise JudgeReplyError(f"{loc} must be a number in [0, 100], got None") from None
+        raise JudgeReplyError(f"{loc} {err['ctx']['error'] if 'ctx' in err and 'error' in err['ctx'] else err['msg']}") from None
+    per = {p: getattr(v, p).model_dump() for p in PERSPECTIVES}
     return {**{k: (per["data_logic"][k] + per["visual"][k]) / 2 for k in DIMENSIONS}, "perspectives": per}
 
-# %% ../../../nbs/pagebench/07_judge.ipynb #d7fae180
+# %% ../../../nbs/pagebench/07_judge.ipynb #839c6cb4
 def _png(img) -> bytes:
     if img is None: return b""
     if isinstance(img, np.ndarray): img = Image.fromarray(img)
@@ -70,11 +103,17 @@ def content_key(model_png: bytes, ref_png: bytes, model_commands, ref_commands, 
     return h.hexdigest()
 
 class Judge:
-    "A VLM judge over a Policy with a JSONL cache; `calls` counts policy requests."
+    """A VLM judge over a Policy with a JSONL cache; `calls` counts policy requests. With `structured=True` the
+    request asks for a `Verdict` by structured output (`response_format` json_schema) where the policy can send
+    it (an endpoint policy with `extra_body`, or an `act` taking `response_format`); when the server refuses it
+    (the request raises), the judge says so once (`structured` becomes False, `structured_error` holds why) and
+    asks in plain text from then on. Either way the reply is validated by `parse_verdict`."""
     def __init__(self, policy,                       # Policy: act(messages) -> str
                  cache: str | os.PathLike | None = None,  # JSONL cache file (None: no cache)
-                 retries: int = 2):                  # extra attempts after an invalid reply
+                 retries: int = 2,                   # extra attempts after an invalid reply
+                 structured: bool = True):           # request structured output where the policy supports it
         self.policy, self.retries, self.calls = policy, int(retries), 0
+        self.structured, self.structured_error = bool(structured), None
         self.cache = Path(cache) if cache else None
         self._mem = {}
         if self.cache and self.cache.exists():
@@ -91,7 +130,7 @@ class Judge:
         msgs = [user_message(text, imgs)]
         err = None
         for attempt in range(1, self.retries + 2):
-            reply = self.policy.act(msgs); self.calls += 1
+            reply = self._ask(msgs); self.calls += 1
             try: v = parse_verdict(reply); rec = {"key": key, **v, "ok": True, "attempts": attempt}; break
             except JudgeReplyError as e:
                 err = str(e); msgs = msgs + [{"role": "assistant", "content": str(reply)},
@@ -102,6 +141,22 @@ class Judge:
             with open(self.cache, "a", encoding="utf-8") as f: f.write(dumps(rec) + "\n")
         if rec["ok"]: self._mem[key] = rec
         return {**rec, "cached": False}
+
+    def _ask(self, msgs) -> str:
+        "One request: structured output when on and supported, else plain text (see the class doc)."
+        import copy, inspect, logging
+        fmt = verdict_response_format() if self.structured else None
+        if fmt is not None:
+            try:
+                if "response_format" in inspect.signature(self.policy.act).parameters:
+                    return self.policy.act(msgs, response_format=fmt)
+                if isinstance(getattr(self.policy, "extra_body", None), dict):
+                    p = copy.copy(self.policy); p.extra_body = {**self.policy.extra_body, "response_format": fmt}
+                    return p.act(msgs)
+            except Exception as e:   # the server refused the structured request: fall back to text, once and for all
+                self.structured, self.structured_error = False, f"{type(e).__name__}: {e}"
+                logging.getLogger(__name__).warning("judge: structured output refused (%s); asking for JSON in text", self.structured_error)
+        return self.policy.act(msgs)
 
 def judge_records(judge: "Judge | None", records: list[dict], problems: dict, size=(640, 480)) -> list[dict]:
     "Add `judge` scores to closed-loop records (renders both constructions with `GeoGUI`); with `judge=None` sets `judge: None` (judge: off)."

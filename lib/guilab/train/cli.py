@@ -29,11 +29,11 @@ def _cmd_zoom(a) -> int:
     from guilab.grounding.sources import synthetic_gui
     from guilab.train.grpo_zoom import train_grpo_zoom, warmup_zoom_format
     from guilab.train.pipeline import base_model
-    from guilab.train.sft import config_key
+    from guilab.core import cache_key
     P = _params(a); t = P["train"]; d = t.get("zoom_data", {})
     samples, images = synthetic_gui(int(d.get("n_samples", 2)), seed=int(P.get("seed", 0)), size=tuple(d.get("size", (960, 540))))
     base = base_model(t)
-    run = Path(t["runs_dir"]) / f"grpo-zoom-{config_key(str(base), t['grpo_zoom'], d, P.get('seed', 0))}"
+    run = Path(t["runs_dir"]) / f"grpo-zoom-{cache_key('grpo-zoom', str(base), t['grpo_zoom'], d, P.get('seed', 0))}"
     start = base
     if int(d.get("warmup_steps", 0)) and not t.get("model", {}).get("path"):
         start = run.with_name(run.name + "-warmup")

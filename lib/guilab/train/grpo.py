@@ -9,18 +9,18 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import read_jsonl
+from ..core import cache_key, read_jsonl
 from ..geo.canvas import GeoGUI
 from ..pagebench.build import gt_step
 from ..pagebench.metrics import param_ok, param_distance, param_tolerance
 from ..agents.grammar import parse_action, format_action
 from .sft import (example, to_model_image, model_image_size, load_policy_model, save_checkpoint,
-                              CurvesCallback, config_key, finished, last_checkpoint, trim_curves,
+                              CurvesCallback, finished, last_checkpoint, trim_curves, trl_config, drop_cut_images,
                               stage_dirs, finish_stage)
 
 # %% auto #0
 __all__ = ['reward_terms', 'completion_text', 'replay_gui', 'make_reward_funcs', 'state_prompt', 'policy_states',
-           'sample_rewards', 'select_prompts', 'grpo_config', 'train_grpo']
+           'sample_rewards', 'select_prompts', 'grpo_config', 'prompt_room', 'train_grpo']
 
 # %% ../../../nbs/train/03_grpo.ipynb #1a89060c
 def _ramp(d: float, tol: float, ramp: float) -> float:
@@ -180,10 +180,10 @@ def select_prompts(rows: list[dict], rewards: np.ndarray, min_std: float = 0.05,
                                       "mean_std_all": float(sd.mean()) if len(sd) else float("nan")}
 
 # %% ../../../nbs/train/03_grpo.ipynb #cfe5ea75
-_OURS = ("n_tasks", "candidates", "min_std", "max_prompts", "tol_px", "ramp_px", "variants", "reward_terms", "key")
+_OURS = ("n_tasks", "candidates", "min_std", "max_prompts", "tol_px", "ramp_px", "variants", "reward_terms", "key", "max_prompt_length")
 
 def grpo_config(cfg: dict, output_dir, **over) -> "GRPOConfig":
-    "trl `GRPOConfig` from the params (see above for the defaults)."
+    "trl `GRPOConfig` from the params (see above for the defaults); an unknown key raises `ValueError` naming the closest field."
     from trl import GRPOConfig
     kw = dict(num_generations=8, per_device_train_batch_size=8, gradient_accumulation_steps=1, learning_rate=1e-4,
               beta=0.04, temperature=1.0, max_completion_length=48, max_steps=30, logging_steps=1, bf16=False,
@@ -191,7 +191,14 @@ def grpo_config(cfg: dict, output_dir, **over) -> "GRPOConfig":
               seed=0, dataloader_num_workers=0, lr_scheduler_type="constant", warmup_steps=0, log_completions=False)
     kw.update({k: v for k, v in cfg.items() if k not in _OURS}); kw.update(over)
     if isinstance(kw.get("learning_rate"), str): kw["learning_rate"] = float(kw["learning_rate"])
-    return GRPOConfig(output_dir=str(output_dir), **kw)
+    return trl_config(GRPOConfig, "train.grpo", _OURS, output_dir=str(output_dir), **kw)
+
+def prompt_room(model, cfg: dict, max_completion_length: int) -> int | None:
+    """Tokens a GRPO prompt may take: `cfg['max_prompt_length']` when set, else the model's context
+    (`max_position_embeddings` of its text config) less `max_completion_length`; None when neither is known."""
+    if cfg.get("max_prompt_length") is not None: return int(cfg["max_prompt_length"])
+    ctx = getattr(model.config.get_text_config(), "max_position_embeddings", None)
+    return int(ctx) - int(max_completion_length) if ctx else None
 
 def train_grpo(sft_dir,                 # the SFT checkpoint: the start and the KL anchor
                out,                     # checkpoint folder to write
@@ -206,20 +213,21 @@ def train_grpo(sft_dir,                 # the SFT checkpoint: the start and the 
     from trl import GRPOTrainer
     if not rows: raise ValueError("no GRPO prompts (rejection sampling kept none: see its stats)")
     out = Path(out)
-    key = key or config_key("grpo", str(sft_dir), cfg, list(terms), weights, [(r["task"], r["gt"], r["state"]) for r in rows])
+    key = key or cache_key("grpo", str(sft_dir), cfg, list(terms), weights, [(r["task"], r["gt"], r["state"]) for r in rows])
     if resume and finished(out, key): return out
     work, curves = stage_dirs(out, key, resume)
     model, proc, loc_bins = load_policy_model(sft_dir); model.train()
     fns = make_reward_funcs(loc_bins, float(cfg.get("tol_px", 5.0)), float(cfg.get("ramp_px", 100.0)), terms)
-    ds = Dataset.from_list([{k: r[k] for k in ("prompt", "images", "gt", "size", "state", "task")} for r in rows])
     args = grpo_config(cfg, work, disable_tqdm=not progress, reward_weights=weights)
-    cb = CurvesCallback(curves)
-    tr = GRPOTrainer(model=model, reward_funcs=fns, args=args, train_dataset=ds, processing_class=proc, callbacks=[cb])
+    rows, skipped = drop_cut_images(rows, proc, prompt_room(model, cfg, args.max_completion_length), progress=progress,
+                                    names=[r["task"] for r in rows])
+    if not rows: raise ValueError("no GRPO prompt fits the model's context without cutting its image tokens")
+    ds = Dataset.from_list([{k: r[k] for k in ("prompt", "images", "gt", "size", "state", "task")} for r in rows])
     ckpt = last_checkpoint(work) if resume else None
-    spent = trim_curves(curves, ckpt); cb.t0 -= spent
-    t0 = time.time() - spent
+    cb = CurvesCallback(curves, spent=trim_curves(curves, ckpt))
+    tr = GRPOTrainer(model=model, reward_funcs=fns, args=args, train_dataset=ds, processing_class=proc, callbacks=[cb])
     tr.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
     info = {"stage": "grpo", "key": key, "base": str(sft_dir), "config": cfg, "terms": list(terms), "weights": weights,
-            "prompts": len(rows), "loc_bins": loc_bins, "steps": tr.state.global_step, "seconds": round(time.time() - t0, 1),
-            "curves": curves.name}
+            "prompts": len(rows), "skipped_long": skipped, "loc_bins": loc_bins, "steps": tr.state.global_step,
+            "seconds": round(time.time() - cb.t0, 1), "curves": curves.name}
     return finish_stage(tr, proc, sft_dir, out, info, work)

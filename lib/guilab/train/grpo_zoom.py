@@ -12,10 +12,10 @@ from typing import Any, Callable
 from PIL import Image
 
 from ..core import GroundingSample, JsonlWriter, atomic_write, dumps, read_jsonl, write_jsonl
-from ..regions import NORM, norm_to_px, px_to_norm, box_center
 from ..grounding.zoom import (ZoomSession, ZoomError, Answer, Refusal, FormatError, CropAction, parse_reply,
-                                   MAX_CROPS, MAX_CROPS_PER_TURN, MAX_TURNS, ORIGINAL_NAME)
+                                   MAX_CROPS, MAX_CROPS_PER_TURN, MAX_TURNS, ORIGINAL_NAME, NORM)
 from . import rewards as R
+from .sft import CurvesCallback, last_checkpoint, trim_curves
 
 TOOL_SYSTEM = """You are a GUI grounding agent. Task: {instruction}
 The original image is {name} ({w}x{h} pixels). You may zoom in before answering: call the crop_image tool with
@@ -30,8 +30,8 @@ CROP_ERROR_PREFIX = "crop_image error: "
 
 # %% auto #0
 __all__ = ['TOOL_SYSTEM', 'CROP_ERROR_PREFIX', 'REWARD_NAMES', 'ZoomCropEnv', 'zoom_trajectory', 'trl_reward_funcs',
-           'GRPOZoomConfig', 'zoom_prompt', 'zoom_dataset', 'load_zoom_policy', 'warmup_zoom_format', 'curve_record',
-           'make_trainer', 'train_grpo_zoom']
+           'GRPOZoomConfig', 'zoom_prompt', 'zoom_dataset', 'load_zoom_policy', 'warmup_examples', 'warmup_zoom_format',
+           'curve_record', 'make_trainer', 'train_grpo_zoom']
 
 # %% ../../../nbs/train/04_grpo_zoom.ipynb #8f1315e4
 class ZoomCropEnv:
@@ -119,7 +119,7 @@ def zoom_trajectory(completion,                   # trl completion: list of assi
         if isinstance(p, FormatError): traj["status"] = "format_error"; turns[-1]["error"] = p.message
         elif isinstance(p[0], Answer):
             W, H = size if size is not None else (NORM, NORM)
-            x, y = (sess.to_original(sess.original, p[0].x, p[0].y) if sess is not None else norm_to_px(p[0].x, p[0].y, (W, H)))
+            x, y = (sess.to_original(sess.original, p[0].x, p[0].y) if sess is not None else (p[0].x / NORM * W, p[0].y / NORM * H))
             traj.update(answer=[p[0].x, p[0].y], point=[x, y], status="answer", format_error=False)
         elif isinstance(p[0], Refusal): traj.update(refusal=True, status="refusal", format_error=False)
         else: traj["status"] = "format_error"; turns[-1]["error"] = "crop_image written as text in the final turn, not called as a tool"
@@ -186,11 +186,14 @@ class GRPOZoomConfig:
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "GRPOZoomConfig":
-        "From a params mapping; unknown keys raise `TypeError`, reward weight names are checked."
+        "From a params mapping; an unknown key raises `ValueError` naming the closest setting; reward weight names are checked."
         d = dict(d or {})
         names = {f.name for f in dataclasses.fields(cls)}
         bad = set(d) - names
-        if bad: raise TypeError(f"unknown grpo_zoom settings {sorted(bad)}; known: {sorted(names)}")
+        if bad:
+            import difflib
+            k = sorted(bad)[0]; near = difflib.get_close_matches(k, sorted(names), n=1)
+            raise ValueError(f"train.grpo_zoom: unknown setting {k!r}" + (f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(sorted(names))}"))
         c = cls(**d)
         w = c.reward_weights
         if not isinstance(w, dict) or set(w) - set(REWARD_NAMES):
@@ -278,26 +281,10 @@ def _save_policy(model, proc, model_dir, dest) -> Path:
     return dest
 
 
-def _encode(proc, messages, tools) -> dict:
-    "Token ids + pixel inputs of `messages` rendered with the generation prompt."
-    return dict(proc.apply_chat_template(messages, tools=tools, add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt"))
-
-def _with_reply(proc, enc: dict, reply: str) -> dict:
-    "`enc` followed by the tokens of `reply`, with labels on the reply only."
-    import torch
-    rid = proc.tokenizer(reply, add_special_tokens=False, return_tensors="pt")["input_ids"]
-    ids = torch.cat([enc["input_ids"], rid], 1)
-    labels = torch.cat([torch.full_like(enc["input_ids"], -100), rid], 1)
-    out = {k: v for k, v in enc.items() if k not in ("input_ids", "attention_mask", "mm_token_type_ids")}
-    out.update(input_ids=ids, attention_mask=torch.ones_like(ids), labels=labels)
-    if "mm_token_type_ids" in enc:
-        out["mm_token_type_ids"] = torch.cat([enc["mm_token_type_ids"], torch.zeros_like(rid)], 1)
-    return out
-
-
 def _warm_reply(s: GroundingSample, size, g, p_crop: float) -> str:
     W, H = size
-    cx, cy = px_to_norm(*box_center(s.bbox), (W, H))
+    x1, y1, x2, y2 = s.bbox
+    cx, cy = (x1 + x2) / 2 / W * NORM, (y1 + y2) / 2 / H * NORM
     if g.random() < p_crop:
         hw = g.uniform(60, 200)
         bx = [max(0, cx - hw), max(0, cy - hw), min(NORM, cx + hw), min(NORM, cy + hw)]
@@ -306,41 +293,70 @@ def _warm_reply(s: GroundingSample, size, g, p_crop: float) -> str:
     return f"[{int(round(cx))},{int(round(cy))}]<|im_end|>"
 
 
+def warmup_examples(proc,                      # the policy's processor (renders the prompt with the tool schema)
+                    samples: list[GroundingSample],  # training samples (bbox targets)
+                    images,                    # {img_filename: PIL image} or a folder
+                    n: int,                    # examples to draw (with replacement, seeded)
+                    p_crop: float = 0.5,       # share of targets that are a crop_image tool call (else the answer [x,y])
+                    seed: int = 0,
+                    system: str = None,        # system template (default `TOOL_SYSTEM`); use the one training uses
+                   ) -> list[dict]:
+    """`n` trl prompt/completion examples of a first reply: the prompt is the rollout's first turn rendered as GRPO
+    renders it (chat template with the `crop_image` tool schema and the image placeholder), the completion a
+    `crop_image` call around the target or the answer `[x,y]`, ending the turn."""
+    from trl.data_utils import prepare_multimodal_messages
+    from guilab.core import rng
+    tools = [ZoomCropEnv().crop_image]
+    g = rng(seed, "warmup_zoom_format")
+    rendered = {}
+    for s in samples:
+        im = _image_of(s, images)
+        msgs = prepare_multimodal_messages(zoom_prompt(s, im.size, system=system), images=[im])
+        rendered[s.id] = (proc.apply_chat_template(msgs, tools=tools, add_generation_prompt=True, tokenize=False), im)
+    out = []
+    for _ in range(n):
+        s = samples[int(g.integers(len(samples)))]
+        text, im = rendered[s.id]
+        out.append({"prompt": text, "completion": _warm_reply(s, im.size, g, p_crop), "images": [im], "id": s.id})
+    return out
+
+
 def warmup_zoom_format(model_dir,                 # tiny VLM folder to start from
                        out_dir,                   # where the warmed-up model is saved (must not exist)
                        samples: list[GroundingSample],  # training samples (bbox targets)
                        images,                    # {img_filename: PIL image} or a folder
-                       steps: int = 40,           # optimisation steps (one sample each)
-                       lr: float = 2e-3,          # AdamW learning rate
+                       steps: int = 40,           # optimisation steps (one example each)
+                       lr: float = 2e-3,          # AdamW learning rate (constant)
                        p_crop: float = 0.5,       # share of targets that are a crop_image tool call (else the answer [x,y])
                        seed: int = 0,
                        system: str = None,        # system template (default `TOOL_SYSTEM`); use the one training uses
+                       progress: bool = False,    # the trainer's progress bar
                       ) -> Path:
-    """A few steps of supervised fine-tuning on first replies, so a random-init tiny model writes the protocol
-    (a `crop_image` tool call around the target, or the answer `[x,y]`) often enough for GRPO to see reward
-    differences. This only stands in for LBS's ~10,000-sample cold-start SFT in CPU demos; it is not that SFT.
-    Returns the saved folder; raises `FileExistsError` when `out_dir` exists."""
-    import torch
-    from trl.data_utils import prepare_multimodal_messages
-    from guilab.core import rng
+    """A few steps of supervised fine-tuning on first replies (`warmup_examples`) with trl's `SFTTrainer` (loss on
+    the reply only, batch 1, constant learning rate, no weight decay), so a random-init tiny model writes the
+    protocol often enough for GRPO to see reward differences. This only stands in for LBS's ~10,000-sample
+    cold-start SFT in CPU demos; it is not that SFT. Returns the saved folder; raises `FileExistsError` when
+    `out_dir` exists."""
+    from datasets import Dataset
+    from trl import SFTConfig, SFTTrainer
     out = Path(out_dir)
     if out.exists(): raise FileExistsError(f"{out} exists")
     model, proc = load_zoom_policy(model_dir, device="cpu")
-    tools = [ZoomCropEnv().crop_image]
-    g = rng(seed, "warmup_zoom_format")
-    torch.manual_seed(seed)
-    cache = {}
-    for s in samples:
-        im = _image_of(s, images)
-        cache[s.id] = (_encode(proc, prepare_multimodal_messages(zoom_prompt(s, im.size, system=system), images=[im]), tools), im.size)
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=lr)
-    for step in range(steps):
-        s = samples[int(g.integers(len(samples)))]
-        enc, size = cache[s.id]
-        batch = _with_reply(proc, enc, _warm_reply(s, size, g, p_crop))
-        loss = model(**batch).loss
-        opt.zero_grad(); loss.backward(); opt.step()
+    rows = warmup_examples(proc, samples, images, steps, p_crop, seed, system)
+    ds = Dataset.from_list([{k: r[k] for k in ("prompt", "completion", "images")} for r in rows])
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent if out.parent.exists() else None))
+    try:
+        args = SFTConfig(output_dir=str(work), max_steps=steps, per_device_train_batch_size=1, learning_rate=lr,
+                         lr_scheduler_type="constant", warmup_steps=0, weight_decay=0.0, seed=seed, report_to="none",
+                         save_strategy="no", logging_strategy="steps" if progress else "no", logging_steps=max(1, steps // 4),
+                         bf16=False, gradient_checkpointing=False, max_length=None,   # trl defaults both on; a CPU run wants neither
+                         dataloader_num_workers=0, disable_tqdm=not progress, use_cpu=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tr = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=proc)
+            tr.train()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     model.eval()
     return _save_policy(model, proc, model_dir, out)
 
@@ -353,20 +369,6 @@ def curve_record(step: int, logs: dict) -> dict:
            "crop_errors_mean": g("zoom/crop_errors"), "learning_rate": g("learning_rate"), "step_time": g("step_time")}
     for n in REWARD_NAMES: rec[n] = g(f"rewards/{n}/mean")
     return rec
-
-
-def _curves_callback(path: Path):
-    from transformers import TrainerCallback
-    class CurvesCallback(TrainerCallback):
-        "Appends one line per logged step to curves.jsonl (flush + fsync per line; a step is written once)."
-        def __init__(self): self.writer = None
-        def on_log(self, args, state, control, logs=None, **kw):
-            if not logs or "reward" not in logs: return
-            if self.writer is None: self.writer = JsonlWriter(path, key="step")
-            if state.global_step not in self.writer: self.writer.write(curve_record(state.global_step, logs))
-        def on_train_end(self, args, state, control, **kw):
-            if self.writer is not None: self.writer.close(); self.writer = None
-    return CurvesCallback()
 
 
 def make_trainer(model_dir,                 # policy to train (tiny VLM folder or a local VLM)
@@ -399,7 +401,8 @@ def make_trainer(model_dir,                 # policy to train (tiny VLM folder o
         warnings.simplefilter("ignore")
         tr = GRPOTrainer(model=model, reward_funcs=trl_reward_funcs(cfg.max_crops_per_turn, judge), args=GRPOConfig(**kw),
                          train_dataset=dataset, processing_class=proc, environment_factory=env_factory,
-                         callbacks=[_curves_callback(Path(out_dir) / "curves.jsonl"), *callbacks])
+                         callbacks=[CurvesCallback(Path(out_dir) / "curves.jsonl", record=curve_record, require="reward",
+                                                   once_per_step=True), *callbacks])
     return tr
 
 
@@ -408,11 +411,6 @@ def _fingerprint(model_dir, samples, cfg: GRPOZoomConfig, judge) -> dict:
     h = hashlib.sha256(dumps([[s.id, s.img_filename, s.instruction, s.bbox, s.polygon] for s in samples]).encode()).hexdigest()
     return {"model_dir": str(Path(model_dir).resolve()), "samples_sha256": h, "n_samples": len(samples),
             "config": cfg.to_dict(), "judge": judge is not None}
-
-
-def _last_checkpoint(d: Path) -> Path | None:
-    cks = [p for p in d.glob("checkpoint-*") if p.name.split("-")[-1].isdigit() and (p / "trainer_state.json").is_file()]
-    return max(cks, key=lambda p: int(p.name.split("-")[-1])) if cks else None
 
 
 def train_grpo_zoom(model_dir,                       # start policy: tiny VLM folder (CPU) or a local VLM such as Qwen3-VL-8B (GPU)
@@ -444,16 +442,13 @@ def train_grpo_zoom(model_dir,                       # start policy: tiny VLM fo
         elif old.get("done") and (final / "config.json").is_file():
             return final
         else:
-            resume = _last_checkpoint(out / "trainer")
+            resume = last_checkpoint(out / "trainer")
     elif out.exists() and any(out.iterdir()):
         if not overwrite: raise FileExistsError(f"{out} exists and is not a GRPO run folder; pass overwrite=True")
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
-    done_step = 0
-    if resume is not None:
-        done_step = int(json.loads((resume / "trainer_state.json").read_text())["global_step"])
-    kept = [r for r in read_jsonl(curves, missing_ok=True) if r.get("step", 0) <= done_step]
-    if curves.exists() or kept: write_jsonl(curves, kept)
+    if resume is None: curves.unlink(missing_ok=True)
+    else: trim_curves(curves, resume)     # the steps after the checkpoint are logged again
     atomic_write(run_json, json.dumps({"fingerprint": fp, "done": False, "resumed_from": str(resume) if resume else None}, indent=1))
     ds = zoom_dataset(samples, images, cfg.max_crops, cfg.max_crops_per_turn, system=cfg.system)
     tr = make_trainer(model_dir, out, ds, cfg, progress=progress, judge=judge, callbacks=callbacks)

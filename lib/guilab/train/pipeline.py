@@ -7,17 +7,13 @@ from __future__ import annotations
 import json, shutil, time
 from pathlib import Path
 
-from ..core import Problem, read_jsonl, atomic_write
-from .sft import config_key, finished, sft_dataset, train_sft, model_image_size, load_policy_model
+from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest
+from .sft import finished, sft_dataset, train_sft, model_image_size, load_policy_model
 
 # %% auto #0
 __all__ = ['STAGE_ROWS', 'base_model', 'training_build', 'train_pipeline', 'stage_label', 'evaluate_stages', 'curves_of']
 
 # %% ../../../nbs/train/05_pipeline.ipynb #8160f891
-def _digest_file(p: Path) -> str:
-    import hashlib
-    return hashlib.sha256(p.read_bytes()).hexdigest()[:16]
-
 def base_model(cfg: dict, progress: bool = True) -> Path:
     "The base model folder: `cfg['model']['path']` when given (must exist), else a tiny model built (once) under `runs_dir`."
     from guilab.agents.tiny import build_tiny_vlm
@@ -26,7 +22,7 @@ def base_model(cfg: dict, progress: bool = True) -> Path:
         p = Path(m["path"])
         if not (p / "config.json").is_file(): raise FileNotFoundError(f"train.model.path {p} is not a local model folder (no config.json)")
         return p
-    out = Path(cfg["runs_dir"]) / f"base-{config_key('tiny', m)}"
+    out = Path(cfg["runs_dir"]) / f"base-{cache_key('tiny', m)}"
     if not (out / "config.json").is_file(): build_tiny_vlm(out, overwrite=True, **m)
     return out
 
@@ -36,7 +32,7 @@ def training_build(cfg: dict, progress: bool = True) -> tuple[Path, dict]:
     from guilab.pagebench.build import build
     d = cfg["data"]
     probs = [p for src in d["problems"] for p in load_problems(src)]
-    folder = Path(cfg["runs_dir"]) / ("build-" + config_key(sorted(p.id for p in probs), d.get("seed", 0), d.get("p_tool", 0.7)))
+    folder = Path(cfg["runs_dir"]) / ("build-" + cache_key("build", sorted(p.id for p in probs), d.get("seed", 0), d.get("p_tool", 0.7)))
     build(probs, folder, seed=int(d.get("seed", 0)), p_tool=float(d.get("p_tool", 0.7)), screenshots=False,
           workers=int(d.get("workers", 1)), progress=progress)
     return folder, {p.id: p for p in probs}
@@ -60,9 +56,9 @@ def train_pipeline(P: dict,                       # loaded params (guilab.core.l
     with PartialState().main_process_first():   # under `accelerate launch`: rank 0 builds, the others then reuse
         base = base_model(cfg, progress); folder, probs = training_build(cfg, progress)
     trajs = list(read_jsonl(folder / "trajectories.jsonl"))
-    data_key = _digest_file(folder / "trajectories.jsonl")
+    data_key = file_digest(folder / "trajectories.jsonl")
     sft_cfg = cfg["sft"]
-    k_sft = config_key("sft", str(base), cfg.get("model"), sft_cfg, data_key, seed)
+    k_sft = cache_key("sft", str(base), cfg.get("model"), sft_cfg, data_key, seed)
     out = {"checkpoints": {}, "keys": {"sft": k_sft}, "stats": {}, "base": base, "build": folder, "skipped": {}}
     sft_dir = runs / f"sft-{k_sft}"
     stats_f = runs / f"pipeline-{k_sft}.json"
@@ -80,10 +76,10 @@ def train_pipeline(P: dict,                       # loaded params (guilab.core.l
     out["checkpoints"]["sft"] = sft_dir
     g = cfg["grpo"]
     todo = [s for s in stages if s != "sft"]
-    keys = {v: config_key("grpo", k_sft, {k: x for k, x in g.items() if k != "variants"}, variants[v], seed) for v in todo}
+    keys = {v: cache_key("grpo", k_sft, {k: x for k, x in g.items() if k != "variants"}, variants[v], seed) for v in todo}
     out["keys"].update(keys)
     need = [v for v in todo if not finished(runs / f"grpo-{v}-{keys[v]}", keys[v])]
-    pkey = config_key("prompts", k_sft, {k: x for k, x in g.items() if k != "variants"}, seed)   # what the prompt set depends on
+    pkey = cache_key("prompts", k_sft, {k: x for k, x in g.items() if k != "variants"}, seed)   # what the prompt set depends on
     if need:
         mnt = int(g.get("max_completion_length", 48))
         rows, st = policy_states(sft_dir, trajs, probs, n_tasks=int(g.get("n_tasks", 64)), seed=seed, max_new_tokens=mnt, progress=progress)
@@ -128,7 +124,7 @@ def evaluate_stages(P: dict,                 # loaded params (`train.eval`, `tra
     ev = P["train"]["eval"]; runs = Path(P["train"]["runs_dir"])
     probs = [p for src in ev["problems"] for p in load_problems(src)]
     if ev.get("limit"): probs = probs[: int(ev["limit"])]
-    folder = runs / ("eval-build-" + config_key(sorted(p.id for p in probs)))
+    folder = runs / ("eval-build-" + cache_key("eval-build", sorted(p.id for p in probs)))
     build(probs, folder, screenshots=False, progress=progress)
     prefix = P["train"].get("label_prefix", "tiny")
     stages = [s for s in (stages or res["checkpoints"]) if s in res["checkpoints"]]

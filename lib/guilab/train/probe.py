@@ -179,7 +179,8 @@ def read_error_curve(path,   # an `ErrorCurveCallback` file
     return df.drop_duplicates(["stage", "step"], keep="last").sort_values("step").reset_index(drop=True)
 
 # %% ../../../nbs/train/02_probe.ipynb #f346e85c
-from .sft import config_key, load_policy_model, read_curves, train_sft
+from ..core import cache_key
+from .sft import load_policy_model, read_curves, train_sft
 
 _SCORE_COLS = ("mean_error_px", "within_5px", "within_10px", "format_errors", "mean_error_parsed_px")
 
@@ -195,7 +196,7 @@ def _base_model(cfg: dict, over: dict, root: Path) -> Path:
     "The random-init base for these model settings (built once, named by their hash)."
     from guilab.agents.tiny import build_tiny_vlm, is_tiny_vlm
     m = {"loc_bins": 32, "tie_embeddings": False, "seed": 0, **cfg.get("model", {}), **over, "image_size": cfg.get("image_size", 224)}
-    out = root / f"base-{config_key('probe-base', m)}"
+    out = root / f"base-{cache_key('probe-base', m)}"
     if not is_tiny_vlm(out): build_tiny_vlm(out, overwrite=True, **m)
     return out
 
@@ -216,7 +217,7 @@ def run_approach(name: str,             # the approach's name (a key of `cfg['ap
     stages = _stages(spec); sft = {**cfg["sft"], **spec.get("sft", {})}
     steps = _split_steps(int(sft["max_steps"]), len(stages))
     test = cfg.get("test", {}); test_dots = sample_dots(int(test.get("n", 40)), derive_seed(seed, "probe", "test"), test.get("radius", 10), size)
-    key = config_key("probe-run", name, base.name, loc_bins, stages, sft, cfg.get("n_train"), cfg.get("eval_every"), test_dots, seed)
+    key = cache_key("probe-run", name, base.name, loc_bins, stages, sft, cfg.get("n_train"), cfg.get("eval_every"), test_dots, seed)
     run = root / f"{name}-{key}"; res_f = run / "result.json"
     if res_f.is_file():
         res = json.loads(res_f.read_text())
@@ -231,7 +232,7 @@ def run_approach(name: str,             # the approach's name (a key of `cfg['ap
                                 size=size, offset=done, stage=i, at_start=(i == 0))
         out = run / f"stage{i}"
         prev = train_sft(prev, out, dot_examples(dots, loc_bins, size), {**sft, "max_steps": n_steps},
-                         key=config_key(key, i), progress=progress, callbacks=[cb])
+                         key=cache_key(key, i), progress=progress, callbacks=[cb])
         curves.append(out.with_name(out.name + ".curves.jsonl").name); done += n_steps
     ec = read_error_curve(run / "errors.jsonl")
     if ec.empty or ec.step.max() != done:      # a reused stage checkpoint skipped its callback: score the final model now
@@ -247,7 +248,7 @@ def run_approach(name: str,             # the approach's name (a key of `cfg['ap
     return json.loads(res_f.read_text())
 
 def _untrained(base: Path, test_ex: list, dots: list, loc_bins: int, size: int) -> dict:
-    f = base / f"untrained-{config_key(dots, loc_bins)}.json"
+    f = base / f"untrained-{cache_key('untrained', dots, loc_bins)}.json"
     if f.is_file(): return json.loads(f.read_text())
     model, proc, _ = load_policy_model(base)
     s = {**score(predict(model, proc, test_ex), dots, loc_bins, size)}

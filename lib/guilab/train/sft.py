@@ -4,14 +4,14 @@
 
 # %% ../../../nbs/train/01_sft.ipynb #9a150855
 from __future__ import annotations
-import hashlib, json, os, random, shutil, tempfile, time
+import difflib, json, os, random, shutil, tempfile, time, warnings
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 from PIL import Image
 
-from ..core import Problem, read_jsonl
+from ..core import Problem, JsonlWriter, atomic_write, cache_key, read_jsonl
 from ..regions import resized_size
 from ..geo.canvas import GeoGUI
 from ..pager.prompts import executor_prompt
@@ -19,8 +19,9 @@ from ..agents.grammar import format_action
 
 # %% auto #0
 __all__ = ['model_image_size', 'to_model_image', 'example', 'iter_step_examples', 'step_examples', 'sft_dataset',
-           'CurvesCallback', 'read_curves', 'load_policy_model', 'save_checkpoint', 'sft_config', 'config_key',
-           'finished', 'last_checkpoint', 'trim_curves', 'stage_dirs', 'finish_stage', 'train_sft']
+           'CurvesCallback', 'read_curves', 'load_policy_model', 'save_checkpoint', 'image_tokens', 'image_span_end',
+           'example_name', 'drop_cut_images', 'trl_config', 'sft_config', 'finished', 'last_checkpoint',
+           'checkpoint_step', 'trim_curves', 'stage_dirs', 'finish_stage', 'train_sft']
 
 # %% ../../../nbs/train/01_sft.ipynb #85eaac2d
 def model_image_size(processor,                 # a Qwen-VL processor (its `image_processor` is read)
@@ -106,18 +107,38 @@ def sft_dataset(*args, cache_dir=None, **kw) -> "datasets.Dataset":
         for e in iter_step_examples(*args, **kw): yield {k: e[k] for k in ("prompt", "completion", "images")}
     return Dataset.from_generator(gen, cache_dir=None if cache_dir is None else str(cache_dir))
 
-# %% ../../../nbs/train/01_sft.ipynb #cfc5b4f2
+# %% ../../../nbs/train/01_sft.ipynb #3cfddde9
 from transformers import TrainerCallback
 
 class CurvesCallback(TrainerCallback):
-    "Append each `on_log` record, with `step` and wall `time` (s since the start), to a JSONL file (one flushed line per log)."
-    def __init__(self, path):   # the curves file (created or appended to)
-        self.path = Path(path); self.path.parent.mkdir(parents=True, exist_ok=True); self.t0 = time.time()
+    """Append each trainer log (`on_log`) to a JSONL curves file. Default line: `{'step', 'time', **logs}` with `time`
+    the training seconds since the start (a resumed run counts on from `spent`). `require`: log only the logs holding
+    that key; `once_per_step`: at most one line per global step (a rerun of a step after a resume is not doubled)."""
+    def __init__(self, path,                      # the curves file (created or appended to)
+                 record=None,                     # `record(step, logs) -> dict` (default: step, time and the logs)
+                 require: str | None = None,      # only logs that have this key (e.g. "reward")
+                 once_per_step: bool = False,     # one line per step
+                 spent: float = 0.0,              # seconds already spent (from `trim_curves` on a resume)
+                ):
+        self.path = Path(path); self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.record, self.require, self.once = record, require, once_per_step
+        self.t0 = time.time() - spent
+        self._writer = None
+    def _line(self, step: int, logs: dict) -> dict:
+        if self.record is not None: return self.record(step, logs)
+        return {"step": step, "time": round(time.time() - self.t0, 3),
+                **{k: (float(v) if isinstance(v, (int, float)) else v) for k, v in logs.items()}}
     def on_log(self, args, state, control, logs=None, **kw):
-        if not logs: return
-        rec = {"step": state.global_step, "time": round(time.time() - self.t0, 3),
-               **{k: (float(v) if isinstance(v, (int, float)) else v) for k, v in logs.items()}}
+        if not logs or (self.require is not None and self.require not in logs): return
+        if not state.is_world_process_zero: return
+        rec = self._line(state.global_step, logs)
+        if self.once:
+            if self._writer is None: self._writer = JsonlWriter(self.path, key="step")
+            if rec["step"] not in self._writer: self._writer.write(rec)
+            return
         with open(self.path, "a") as f: f.write(json.dumps(rec) + "\n"); f.flush(); os.fsync(f.fileno())
+    def on_train_end(self, args, state, control, **kw):
+        if self._writer is not None: self._writer.close(); self._writer = None
 
 def read_curves(path) -> "pd.DataFrame":
     "The curves file as a DataFrame (one row per log; empty when the file is missing)."
@@ -164,14 +185,99 @@ def save_checkpoint(model, processor,
         shutil.rmtree(tmp, ignore_errors=True); raise
     return out
 
-# %% ../../../nbs/train/01_sft.ipynb #3cfddde9
+# %% ../../../nbs/train/01_sft.ipynb #a823dcaf
+def _image_token_id(processor) -> int | None:
+    tid = getattr(processor, "image_token_id", None)
+    if tid is None and getattr(processor, "image_token", None): tid = processor.tokenizer.convert_tokens_to_ids(processor.image_token)
+    return tid
+
+def image_tokens(processor, image) -> int:
+    "How many image tokens the processor expands one image of this size to (cached per processor and size)."
+    cache = processor.__dict__.setdefault("_guilab_image_tokens", {})
+    if image.size not in cache:
+        enc = processor(images=[image], text=[processor.image_token], add_special_tokens=False)
+        cache[image.size] = sum(1 for x in enc["input_ids"][0] if x == _image_token_id(processor))
+    return cache[image.size]
+
+def image_span_end(example: dict,   # trl conversational example: `prompt` (and `completion`), `images`
+                   processor,       # the model's processor (its chat template and image processor)
+                  ) -> tuple[int, int]:
+    """`(end, total)`: the index just after the last image token of the example's prompt as the processor encodes it
+    (0 without images), and the number of tokens of prompt + completion. The prompt is rendered as trl's collators
+    render it and tokenized as text, each image placeholder counted as the `image_tokens` it expands to (one
+    processor call per image size, so a large dataset is checked at tokenizer speed)."""
+    import copy
+    from trl.data_utils import prepare_multimodal_messages, apply_chat_template
+    imgs = list(example.get("images") or [])
+    ex = {"prompt": prepare_multimodal_messages(copy.deepcopy(example["prompt"]), images=imgs)}
+    if example.get("completion") is not None: ex["completion"] = prepare_multimodal_messages(copy.deepcopy(example["completion"]))
+    else: ex["completion"] = [{"role": "assistant", "content": [{"type": "text", "text": ""}]}]
+    t = apply_chat_template(ex, processor)
+    tok = processor.tokenizer
+    ids = tok(t["prompt"], add_special_tokens=False)["input_ids"]
+    n_comp = len(tok(t["completion"], add_special_tokens=False)["input_ids"]) if example.get("completion") is not None else 0
+    tid = _image_token_id(processor)
+    pos = [i for i, x in enumerate(ids) if x == tid] if tid is not None else []
+    if not imgs or not pos: return 0, len(ids) + n_comp
+    if len(pos) != len(imgs):   # placeholders not one per image: encode the whole prompt with its images
+        enc = processor(images=imgs, text=[t["prompt"]], add_special_tokens=False)
+        full = list(enc["input_ids"][0]); pos = [i for i, x in enumerate(full) if x == tid]
+        return pos[-1] + 1, len(full) + n_comp
+    extra = sum(image_tokens(processor, im) - 1 for im in imgs)
+    return pos[-1] + 1 + extra, len(ids) + extra + n_comp
+
+def example_name(e: dict, i: int) -> str:
+    "How messages name an example: its `id` and `task_index` when it has them (a PAGE step), else its row number."
+    if e.get("id") is None: return f"row {i}"
+    return f"{e['id']}" + (f" task {e['task_index']}" if e.get("task_index") is not None else "") + f" (row {i})"
+
+def drop_cut_images(ds,                        # a `datasets.Dataset` or a list of examples
+                    processor,                 # the model's processor
+                    max_length: int | None,    # the trainer's limit in tokens (None: no limit, nothing dropped)
+                    on_long: str = "skip",     # "skip" (warn, naming each) or "error" (raise naming the first)
+                    progress: bool = True,
+                    names: list[str] | None = None,  # a name per example for the messages (default: its `id`, else its row)
+                   ):
+    """`(examples, n_skipped)`: `ds` without the examples whose image tokens `max_length` would cut (see above);
+    a warning names each skipped one. Raises `ValueError` naming the example when `on_long='error'`."""
+    from tqdm.auto import tqdm
+    if on_long not in ("skip", "error"): raise ValueError(f"on_long must be 'skip' or 'error', got {on_long!r}")
+    if max_length is None or len(ds) == 0: return ds, 0
+    bad = []
+    for i in tqdm(range(len(ds)), desc="checking lengths", disable=not progress, leave=False):
+        e = ds[i]
+        end, total = image_span_end(e, processor)
+        if end > max_length:
+            name = names[i] if names is not None else e.get("id", f"row {i}")
+            msg = f"example {name}: its image tokens end at token {end} (of {total}) but max_length is {max_length}; truncating would cut the image"
+            if on_long == "error": raise ValueError(msg)
+            warnings.warn(msg + ": skipped"); bad.append(i)
+    if not bad: return ds, 0
+    keep = [i for i in range(len(ds)) if i not in set(bad)]
+    return (ds.select(keep) if hasattr(ds, "select") else [ds[i] for i in keep]), len(bad)
+
+# %% ../../../nbs/train/01_sft.ipynb #cbcc7bd6
 _OURS = ("max_examples", "eval_examples", "data", "key")
+
+def trl_config(cls,                   # a trl config class (`SFTConfig`, `GRPOConfig`)
+               section: str,          # the params section, for the message (e.g. "train.sft")
+               ours=(),               # the section's own keys (not passed to `cls`; offered as suggestions)
+               **kw):
+    "`cls(**kw)`; a key that is not one of its fields raises `ValueError` naming the section and the closest key."
+    import dataclasses
+    names = {f.name for f in dataclasses.fields(cls)}
+    for k in kw:
+        if k not in names:
+            near = difflib.get_close_matches(k, sorted(names | set(ours)), n=1)
+            raise ValueError(f"{section}: {k!r} is not a trl {cls.__name__} field" + (f"; did you mean {near[0]!r}?" if near else ""))
+    return cls(**kw)
 
 def sft_config(cfg: dict,             # params `train.sft` (SFTConfig fields plus ours, see above)
                output_dir,            # trainer working folder (checkpoints)
                **over) -> "SFTConfig":
     """trl `SFTConfig` from the params; defaults for this CPU where unset: 1 epoch, batch 8, lr 1e-3, 5 % warm-up,
-    cosine decay, max length 8,192, bf16 off, gradient checkpointing off, no reports, log every 5 steps."""
+    cosine decay, max length 8,192, bf16 off, gradient checkpointing off, no reports, log every 5 steps. Raises
+    `ValueError` naming an unknown key and the closest `SFTConfig` field."""
     from trl import SFTConfig
     kw = dict(num_train_epochs=1, per_device_train_batch_size=8, gradient_accumulation_steps=1, learning_rate=1e-3,
               warmup_steps=0.05, lr_scheduler_type="cosine", max_length=8192, bf16=False, gradient_checkpointing=False,
@@ -179,11 +285,7 @@ def sft_config(cfg: dict,             # params `train.sft` (SFTConfig fields plu
               dataloader_num_workers=0, disable_tqdm=False)
     kw.update({k: v for k, v in cfg.items() if k not in _OURS}); kw.update(over)
     if isinstance(kw.get("learning_rate"), str): kw["learning_rate"] = float(kw["learning_rate"])
-    return SFTConfig(output_dir=str(output_dir), **kw)
-
-def config_key(*parts) -> str:
-    "A short sha256 of JSON-able parts (settings, data digests): names a run and keys its reuse."
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return trl_config(SFTConfig, "train.sft", _OURS, output_dir=str(output_dir), **kw)
 
 def finished(out, key: str) -> bool:
     "True when `out` holds a checkpoint written by `save_checkpoint` for this `key`."
@@ -191,24 +293,31 @@ def finished(out, key: str) -> bool:
     return f.is_file() and json.loads(f.read_text()).get("key") == key
 
 def last_checkpoint(work) -> Path | None:
-    """The newest trainer checkpoint (`checkpoint-N`) in `work` whose `trainer_state.json` parses — the Trainer writes
-    that file last, so a run killed while saving leaves a checkpoint without it, which is removed here."""
-    good = None
-    for c in sorted(Path(work).glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]) if p.name.split("-")[1].isdigit() else -1):
-        try: json.loads((c / "trainer_state.json").read_text()); good = c
+    """The newest trainer checkpoint in `work` (transformers' `get_last_checkpoint`) whose `trainer_state.json`
+    parses. The Trainer writes that file last, so a run killed while saving leaves a newer checkpoint without it:
+    such a checkpoint is removed and the next one down is taken. None when there is none (or no folder)."""
+    from transformers.trainer_utils import get_last_checkpoint
+    while Path(work).is_dir():
+        c = get_last_checkpoint(str(work))
+        if c is None: return None
+        try: json.loads((Path(c) / "trainer_state.json").read_text()); return Path(c)
         except (OSError, ValueError): shutil.rmtree(c, ignore_errors=True)
-    return good
+    return None
+
+def checkpoint_step(ckpt) -> int:
+    "The global step a trainer checkpoint was saved at (its `trainer_state.json`); 0 for None."
+    if ckpt is None: return 0
+    return int(json.loads((Path(ckpt) / "trainer_state.json").read_text()).get("global_step", 0))
 
 def trim_curves(curves, ckpt) -> float:
     """On resume from trainer checkpoint `ckpt`: drop the curve lines logged after its step (they are logged again)
-    and return the training seconds already spent up to it (the last kept line's `time`)."""
+    and return the training seconds already spent up to it (the last kept line's `time`, 0 without one)."""
     p = Path(curves)
     if ckpt is None or not p.exists(): return 0.0
-    step = int(json.loads((Path(ckpt) / "trainer_state.json").read_text()).get("global_step", 0))
+    step = checkpoint_step(ckpt)
     keep = [r for r in read_jsonl(p) if r.get("step", 0) <= step]
-    from guilab.core import atomic_write
     atomic_write(p, "".join(json.dumps(r) + "\n" for r in keep))
-    return float(keep[-1]["time"]) if keep else 0.0
+    return float(keep[-1].get("time") or 0.0) if keep else 0.0
 
 def stage_dirs(out, key: str, resume: bool = True) -> tuple[Path, Path]:
     """`(work, curves)` of a training stage writing checkpoint `out`: the trainer's working folder `<out>.work` (its
@@ -250,19 +359,20 @@ def train_sft(base,                  # model folder to start from (tiny or a loc
     if examples is None or len(examples) == 0: raise ValueError("no SFT examples")
     if key is None and not isinstance(examples, list): raise ValueError("pass key= when examples is a Dataset")
     out = Path(out)
-    key = key or config_key("sft", str(base), cfg, [(e.get("id"), e.get("task_index"), e.get("gt"), e["completion"][0]["content"][0]["text"]) for e in examples])
+    key = key or cache_key("sft", str(base), cfg, [(e.get("id"), e.get("task_index"), e.get("gt"), e["completion"][0]["content"][0]["text"]) for e in examples])
     if resume and finished(out, key): return out
     work, curves = stage_dirs(out, key, resume)
     model, proc, loc_bins = load_policy_model(base)
     model.train()
+    names = [example_name(e, i) for i, e in enumerate(examples)] if isinstance(examples, list) else None
     ds = Dataset.from_list([{k: e[k] for k in ("prompt", "completion", "images")} for e in examples]) if isinstance(examples, list) else examples
     args = sft_config(cfg, work, disable_tqdm=not progress)
-    cb = CurvesCallback(curves)
-    tr = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=proc, callbacks=[cb, *callbacks])
+    ds, skipped = drop_cut_images(ds, proc, args.max_length, progress=progress, names=names)
+    if len(ds) == 0: raise ValueError(f"no SFT example fits max_length={args.max_length} without cutting its image tokens")
     ckpt = last_checkpoint(work) if resume else None
-    spent = trim_curves(curves, ckpt); cb.t0 -= spent
-    t0 = time.time() - spent
+    cb = CurvesCallback(curves, spent=trim_curves(curves, ckpt))
+    tr = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=proc, callbacks=[cb, *callbacks])
     tr.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
-    info = {"stage": "sft", "key": key, "base": str(base), "config": cfg, "examples": len(examples), "loc_bins": loc_bins,
-            "steps": tr.state.global_step, "seconds": round(time.time() - t0, 1), "curves": curves.name}
+    info = {"stage": "sft", "key": key, "base": str(base), "config": cfg, "examples": len(ds), "skipped_long": skipped,
+            "loc_bins": loc_bins, "steps": tr.state.global_step, "seconds": round(time.time() - cb.t0, 1), "curves": curves.name}
     return finish_stage(tr, proc, base, out, info, work)
