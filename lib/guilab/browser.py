@@ -205,7 +205,7 @@ def start_jupyterlab(root_dir: str | os.PathLike | None = None,  # server root; 
         proc.server_log = Path(logf.name).read_text(errors="replace") if Path(logf.name).exists() else ""
         shutil.rmtree(tmp, ignore_errors=True)
 
-# %% ../../nbs/browser/00_browser.ipynb #2b0d98b9
+# %% ../../nbs/browser/00_browser.ipynb #288bcd65
 import io, re, threading
 import numpy as np
 import gymnasium as gym
@@ -291,8 +291,8 @@ def check_browser_action(a, width: int, height: int) -> dict:
         if s < 0: raise ValueError(f"wait seconds must be >= 0, got {s}")
     return a
 
-# %% ../../nbs/browser/00_browser.ipynb #c877c276
-_ABS = re.compile(r"(?<![\w.)\]\}'\"/])(/[A-Za-z_.~-][\w.~/-]*)")
+# %% ../../nbs/browser/00_browser.ipynb #8bf92137
+_ABS = re.compile(r"(?<![\w.)\]\}/])(/[A-Za-z_.~-][\w.~/-]*)")
 _DANGER = [(re.compile(p, re.I), why) for p, why in [
     (r"(?<![\w.])\.\.(?:/|\\|$|\s)", "a path that leaves the workspace ('..')"),
     (r"(?:^|[\s'\"(=])~(?:/|\s|$)", "the home folder ('~') is outside the workspace"),
@@ -302,7 +302,7 @@ _DANGER = [(re.compile(p, re.I), why) for p, why in [
     (r"\bjupyter(?:-lab|-server)?\b.*\bstop\b", "stopping the Jupyter server"),
     (r"\brm\s+-[a-z]*r[a-z]*\s+(?:\*|\.|\./?)(?:\s|$)", "deleting the whole workspace"),
     (r"\bmkfs\b|\bdd\s+if=", "writing to devices"),
-    (r"(?:^|\s)/(?:\s|$|\*)", "the file-system root ('/')")]]
+    (r"\b(?:rm|ls|cd|cp|mv|cat|chmod|chown|find|du|tar|rsync)\b[^\n;|&]*\s/(?:\s|$|\*)", "the file-system root ('/')")]]
 
 def guard_text(text: str,            # the text an action would type
                root: str = "",      # the workspace folder's absolute path (paths under it are allowed)
@@ -331,7 +331,7 @@ def guard_request(method: str,   # HTTP method
     if m == "DELETE" and re.search(r"/api/(?:terminals|kernels|sessions)/?$", p): return "refused: deleting every session"
     return None
 
-# %% ../../nbs/browser/00_browser.ipynb #7e39fb2d
+# %% ../../nbs/browser/00_browser.ipynb #d4333515
 PROFILE_SETTINGS = {"@jupyterlab/apputils-extension:notification": NOTIFICATION_SETTINGS,
                     "@jupyterlab/filebrowser-extension:browser": {"showLastModifiedColumn": False}}
 
@@ -406,7 +406,7 @@ def apply_config(root: str | os.PathLike,  # the workspace folder (server root)
         else: raise ValueError(f"unknown config step type {t!r} (known: file, folder, notebook, settings, open, command, key, sleep)")
     return later
 
-# %% ../../nbs/browser/00_browser.ipynb #2012f6cc
+# %% ../../nbs/browser/00_browser.ipynb #9a891e13
 class BrowserEnv(gym.Env):
     """Real JupyterLab in headless Chromium as a Gymnasium env (see above). Observation `{"screenshot": H×W×3
     uint8 (device pixels), "a11y": str, "url": str}`; actions `BROWSER_ACTION_TYPES` in screenshot pixels;
