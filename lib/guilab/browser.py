@@ -205,7 +205,7 @@ def start_jupyterlab(root_dir: str | os.PathLike | None = None,  # server root; 
         proc.server_log = Path(logf.name).read_text(errors="replace") if Path(logf.name).exists() else ""
         shutil.rmtree(tmp, ignore_errors=True)
 
-# %% ../../nbs/browser/00_browser.ipynb #f2f4ab95
+# %% ../../nbs/browser/00_browser.ipynb #e4041eeb
 import io, re, threading
 import numpy as np
 import gymnasium as gym
@@ -291,7 +291,7 @@ def check_browser_action(a, width: int, height: int) -> dict:
         if s < 0: raise ValueError(f"wait seconds must be >= 0, got {s}")
     return a
 
-# %% ../../nbs/browser/00_browser.ipynb #1911c7a1
+# %% ../../nbs/browser/00_browser.ipynb #e01458d3
 _ABS = re.compile(r"(?<![\w.)\]\}/])(/[A-Za-z_.~-][\w.~/-]*)")
 _DANGER = [(re.compile(p, re.I), why) for p, why in [
     (r"(?<![\w.])\.\.(?:/|\\|$|\s)", "a path that leaves the workspace ('..')"),
@@ -331,7 +331,7 @@ def guard_request(method: str,   # HTTP method
     if m == "DELETE" and re.search(r"/api/(?:terminals|kernels|sessions)/?$", p): return "refused: deleting every session"
     return None
 
-# %% ../../nbs/browser/00_browser.ipynb #2c68ec94
+# %% ../../nbs/browser/00_browser.ipynb #df81e4b6
 PROFILE_SETTINGS = {"@jupyterlab/apputils-extension:notification": NOTIFICATION_SETTINGS,
                     "@jupyterlab/filebrowser-extension:browser": {"showLastModifiedColumn": False}}
 
@@ -406,7 +406,7 @@ def apply_config(root: str | os.PathLike,  # the workspace folder (server root)
         else: raise ValueError(f"unknown config step type {t!r} (known: file, folder, notebook, settings, open, command, key, sleep)")
     return later
 
-# %% ../../nbs/browser/00_browser.ipynb #8ae8cfef
+# %% ../../nbs/browser/00_browser.ipynb #6f936185
 class BrowserEnv(gym.Env):
     """Real JupyterLab in headless Chromium as a Gymnasium env (see above). Observation `{"screenshot": H×W×3
     uint8 (device pixels), "a11y": str, "url": str}`; actions `BROWSER_ACTION_TYPES` in screenshot pixels;

@@ -22,6 +22,7 @@ TY = lambda text: {"type": "type", "text": text}
 W = lambda s: {"type": "wait", "seconds": s}
 CL = lambda role, name, clicks=1, regex=False: {"type": "click", "target": {"role": role, "name": name, "regex": regex}, "clicks": clicks}
 SAVE = [H("ctrl", "s"), W(0.8)]
+SAVE_NEW = [H("ctrl", "s"), W(0.8), K("Enter"), W(0.8)]   # a new file: accept the "Rename file" dialog of the first save
 TERM = [P("New Terminal", 2.0)]
 def sh(cmd): return [TY(cmd), K("Enter"), W(0.8)]
 def ev(func, result, expected=None, post=None):
@@ -88,14 +89,14 @@ task("fb-rename-file", "In the file browser, rename `old_name.txt` to `new_name.
 task("fb-delete-file", "Delete `obsolete.csv` using the file browser.",
      [F("obsolete.csv", "x\n1\n"), F("current.csv", "x\n2\n")],
      conj(ev("names_exclude", LIST(), {"names": ["obsolete.csv"]}), ev("names_include", LIST(), {"names": ["current.csv"]})),
-     [CL("listitem", "^Name: obsolete\\.csv", regex=True), K("Delete"), W(0.6), K("Enter"), W(0.8)], [], workflow="file browser")
+     [CL("listitem", "^Name: obsolete\\.csv", regex=True), K("Delete"), W(0.6), CL("button", "Move to Trash"), W(0.8)], [], workflow="file browser")
 task("fb-folder-in-experiments", "Create a folder named `baseline` inside the `experiments` folder.",
      [D("experiments"), F("README.md", "# Project\n")], ev("names_include", LIST("experiments"), {"names": ["baseline/"]}),
      [CL("listitem", "^Name: experiments", clicks=2, regex=True), W(0.8), CL("button", "New Folder"), W(0.6), H("ctrl", "a"), TY("baseline"), K("Enter"), W(0.8)],
      [item("baseline")], workflow="file browser")
 task("fb-duplicate", "Duplicate `template.md` (the copy keeps the default name JupyterLab gives it).",
      [F("template.md", "# Template\n")], ev("names_match", LIST(), {"pattern": "^template-Copy\\d*\\.md$"}),
-     [CL("listitem", "^Name: template\\.md", regex=True), W(0.3), P("Duplicate", 1.0)], [item("template-Copy")], workflow="file browser")
+     [{**CL("listitem", "^Name: template\\.md", regex=True), "button": "right"}, W(0.5), CL("menuitem", "^Duplicate", regex=True), W(1.0)], [item("template-Copy")], workflow="file browser")
 
 # ---------------- notebooks and cells
 CELLS = [{"source": "x = 6 * 7"}, {"source": "print(x)"}, {"cell_type": "markdown", "source": "# Notes"}, {"source": "x + 1"}]
@@ -131,7 +132,7 @@ task("nb-delete-cell", "Delete the second cell (`debug = True`) of `clean.ipynb`
      [K("Escape"), K("j"), K("d"), K("d")] + SAVE, [], workflow="notebook")
 task("nb-new-notebook", "Create a new notebook (any name) whose first cell is `print('hello')`, and save it.",
      [F("README.md", "# Project\n")], ev("any_nb_source", LIST(), {"source": "print('hello')"}),
-     [P("New Notebook", 2.5), K("Enter"), W(1.5), TY("print('hello')")] + SAVE, [item("Untitled")], workflow="notebook")
+     [P("New Notebook", 2.5), K("Enter"), W(1.5), TY("print('hello')")] + SAVE_NEW, [item("Untitled")], workflow="notebook")
 task("nb-run-one-cell", "Run only the first cell of `calc.ipynb` and save; the other cells stay unexecuted.",
      [NB("calc.ipynb", [{"source": "2 ** 10"}, {"source": "raise SystemExit"}]), OPEN("calc.ipynb")],
      ev("nb_executed_pattern", NBR("calc.ipynb"), {"executed": [True, False], "text": "1024"}),
@@ -160,13 +161,13 @@ task("ed-append-readme", "Append the line `Contact: lab@example.org` at the end 
      [H("ctrl", "End"), TY("Contact: lab@example.org")] + SAVE, ["Contact: lab@example.org"], workflow="editor")
 task("ed-new-text-file", "Create a new text file containing `first draft` and save it (the default name is fine).",
      [F("README.md", "# Project\n")], ev("any_file_text", LIST(), {"suffix": ".txt", "text": "first draft"}),
-     [P("New Text File", 1.5), TY("first draft")] + SAVE, [item("untitled")], workflow="editor")
+     [P("New Text File", 1.5), TY("first draft")] + SAVE_NEW, [item("untitled")], workflow="editor")
 task("ed-new-markdown", "Create a new Markdown file whose content is `# Ideas` and save it.",
      [F("README.md", "# Project\n")], ev("any_file_text", LIST(), {"suffix": ".md", "text": "# Ideas"}),
-     [P("New Markdown File", 1.5), TY("# Ideas")] + SAVE, [item("untitled")], workflow="editor")
+     [P("New Markdown File", 1.5), TY("# Ideas")] + SAVE_NEW, [item("untitled")], workflow="editor")
 task("ed-new-python", "Create a new Python file containing `print(1 + 2)` and save it.",
      [F("README.md", "# Project\n")], ev("any_file_text", LIST(), {"suffix": ".py", "text": "print(1 + 2)"}),
-     [P("New Python File", 1.5), TY("print(1 + 2)")] + SAVE, [item("untitled")], workflow="editor")
+     [P("New Python File", 1.5), TY("print(1 + 2)")] + SAVE_NEW, [item("untitled")], workflow="editor")
 task("ed-edit-yaml", "In `config.yaml`, change the units from `celsius` to `kelvin` and save.",
      [F("config.yaml", "sensors: 2\nunits: celsius\n"), OPEN("config.yaml")],
      ev("text_equals", FILE("config.yaml"), {"text": "sensors: 2\nunits: kelvin"}),
