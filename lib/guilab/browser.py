@@ -11,10 +11,10 @@ from typing import Callable, Iterator
 
 # %% auto #0
 __all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DEMO_NOTEBOOK', 'BROWSER_ACTION_TYPES', 'PROFILE_SETTINGS',
-           'BrowserUnavailable', 'chromium_available', 'launch_chromium', 'browser_page', 'run_outside_loop',
-           'write_demo_root', 'write_lab_profile', 'free_port', 'jupyter_lab_command', 'start_jupyterlab',
-           'playwright_key', 'AnyText', 'BrowserActionSpace', 'check_browser_action', 'guard_text', 'guard_request',
-           'put_setting', 'reset_server_state', 'notebook_json', 'apply_config', 'BrowserEnv']
+           'DESCRIBE_JS', 'BrowserUnavailable', 'chromium_available', 'launch_chromium', 'browser_page',
+           'run_outside_loop', 'write_demo_root', 'write_lab_profile', 'free_port', 'jupyter_lab_command',
+           'start_jupyterlab', 'playwright_key', 'AnyText', 'BrowserActionSpace', 'check_browser_action', 'guard_text',
+           'guard_request', 'put_setting', 'reset_server_state', 'notebook_json', 'apply_config', 'BrowserEnv']
 
 # %% ../../nbs/browser/00_browser.ipynb #e7861ec8
 CHROMIUM = "/usr/bin/chromium"
@@ -205,7 +205,7 @@ def start_jupyterlab(root_dir: str | os.PathLike | None = None,  # server root; 
         proc.server_log = Path(logf.name).read_text(errors="replace") if Path(logf.name).exists() else ""
         shutil.rmtree(tmp, ignore_errors=True)
 
-# %% ../../nbs/browser/00_browser.ipynb #e4041eeb
+# %% ../../nbs/browser/00_browser.ipynb #441797fa
 import io, re, threading
 import numpy as np
 import gymnasium as gym
@@ -291,7 +291,7 @@ def check_browser_action(a, width: int, height: int) -> dict:
         if s < 0: raise ValueError(f"wait seconds must be >= 0, got {s}")
     return a
 
-# %% ../../nbs/browser/00_browser.ipynb #e01458d3
+# %% ../../nbs/browser/00_browser.ipynb #e6ec744c
 _ABS = re.compile(r"(?<![\w.)\]\}/])(/[A-Za-z_.~-][\w.~/-]*)")
 _DANGER = [(re.compile(p, re.I), why) for p, why in [
     (r"(?<![\w.])\.\.(?:/|\\|$|\s)", "a path that leaves the workspace ('..')"),
@@ -331,7 +331,7 @@ def guard_request(method: str,   # HTTP method
     if m == "DELETE" and re.search(r"/api/(?:terminals|kernels|sessions)/?$", p): return "refused: deleting every session"
     return None
 
-# %% ../../nbs/browser/00_browser.ipynb #df81e4b6
+# %% ../../nbs/browser/00_browser.ipynb #12630267
 PROFILE_SETTINGS = {"@jupyterlab/apputils-extension:notification": NOTIFICATION_SETTINGS,
                     "@jupyterlab/filebrowser-extension:browser": {"showLastModifiedColumn": False}}
 
@@ -406,7 +406,7 @@ def apply_config(root: str | os.PathLike,  # the workspace folder (server root)
         else: raise ValueError(f"unknown config step type {t!r} (known: file, folder, notebook, settings, open, command, key, sleep)")
     return later
 
-# %% ../../nbs/browser/00_browser.ipynb #6f936185
+# %% ../../nbs/browser/00_browser.ipynb #a9405e1f
 class BrowserEnv(gym.Env):
     """Real JupyterLab in headless Chromium as a Gymnasium env (see above). Observation `{"screenshot": H×W×3
     uint8 (device pixels), "a11y": str, "url": str}`; actions `BROWSER_ACTION_TYPES` in screenshot pixels;
@@ -633,3 +633,20 @@ class BrowserEnv(gym.Env):
 
 if "guilab/JupyterLab-v0" not in gym.registry:
     gym.register(id="guilab/JupyterLab-v0", entry_point="guilab.browser:BrowserEnv")
+
+# %% ../../nbs/browser/00_browser.ipynb #84cc05dc
+DESCRIBE_JS = """([x, y]) => {
+  let e = document.elementFromPoint(x, y);
+  while (e && e !== document.body) {
+    const role = e.getAttribute('role') || ({BUTTON: 'button', A: 'link', INPUT: 'textbox', TEXTAREA: 'textbox', SELECT: 'combobox', LI: 'listitem'})[e.tagName];
+    const name = e.getAttribute('aria-label') || e.getAttribute('title') || '';
+    if (role || name) return {role: role || '', name: (name || e.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80)};
+    e = e.parentElement;
+  }
+  return {role: '', name: ''};
+}"""
+
+def _describe_point(self, x: float, y: float) -> dict:
+    "`{'role', 'name'}` of the element under screenshot pixel (x, y) (empty strings over the bare page)."
+    return self._run(self.page.evaluate, DESCRIBE_JS, [x / self.dsf, y / self.dsf])
+BrowserEnv.describe_point = _describe_point
