@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-stamp
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup system-deps reproduce test check-export nbtest pytest bench clean
+.PHONY: setup system-deps reproduce test check-export lint-imports nbtest pytest perf clean
 
 setup: $(STAMP) system-deps
 
@@ -49,16 +49,21 @@ check-export: setup
 	  diff <(echo "$$before") <(echo "$$after") | grep '^[<>]' | awk '{print $$1, $$3}' | sort -u -k2; exit 1; \
 	else echo "lib/ equals a fresh export of nbs/"; fi
 
+# Import layers of DESIGN §1 (contracts in pyproject.toml [tool.importlinter]): no cycle, no upward import.
+lint-imports: setup
+	$(BIN)/lint-imports --no-cache
+
 nbtest: setup
 	$(BIN)/nbdev-test --n-workers 2 --timing
 
 pytest: setup
 	$(BIN)/python -m pytest tests -q
 
-test: check-export nbtest pytest
+test: check-export lint-imports nbtest pytest
 
-bench: setup
-	$(BIN)/guilab bench
+# Speed benchmarks (guilab.perf.*) on one core -> figures/perf.md.
+perf: setup
+	$(BIN)/guilab perf
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

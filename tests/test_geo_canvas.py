@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from guilab.geo.canvas import (CATEGORIES, SNAP_OBJECT_PX, SNAP_POINT_PX, TOOLS, GeoGUI, find_tool, gui_layout, in_box,
+from guilab.regions import point_in_box
+from guilab.geo.canvas import (CATEGORIES, SNAP_OBJECT_PX, SNAP_POINT_PX, TOOLS, GeoGUI, find_tool, gui_layout,
                                tool_actions, tools_in)
 from guilab.geo.kernel import Construction, fmt_number
 
@@ -106,7 +107,7 @@ def test_tool_clicks_equal_typed_command(case):
     _, tool, pts, value, expected, extra = case
     gui = GeoGUI(BASE + extra, window=WIN)
     acts = tool_actions(gui, tool, pts, value)
-    assert acts[0]["type"] == "click" and in_box(gui.widget_bbox(f"category:{find_tool(tool).category}"), acts[0]["x"], acts[0]["y"])
+    assert acts[0]["type"] == "click" and point_in_box(acts[0]["x"], acts[0]["y"], gui.widget_bbox(f"category:{find_tool(tool).category}"))
     results = [gui.step(a) for a in acts]
     assert all(r.ok for r in results), [r.feedback for r in results]
     assert gui.mode == find_tool(tool).mode

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from guilab.geo.kernel import (Construction, GeoCommandError, GeoObject, collinear, concyclic, equal_length,
-                               incident, parallel, perpendicular, tangent, bench_commands)
+                               incident, parallel, perpendicular, tangent, mixed_commands)
 
 SQ3 = math.sqrt(3)
 
@@ -130,7 +130,8 @@ def test_errors_name_command_and_position():
     for bad, frag in [("Intersect(A,B)", "expected line"), ("Intersect(c,c)", "unknown object"),
                       ("Circle(A,B,2)", "expected point"), ("Point(A)", "path"), ("A=(1,2,3)", "2 coordinates"),
                       ("B=Segment(A,B)", "already used"), ("{C,D,E}=Midpoint(A,B)", "3 labels"),
-                      ("Midpoint(A,Distance(A,B))", "nested command"), ("x=2+*3", "bad number"),
+                      ("Midpoint(A,Distance(A,B))", "expected point, got number distanceAB"), ("k=2+*3", "bad number"),
+                      ("x=2+*3", "bad expression"),
                       ("Rotate(A,B)", "Rotate"), ("Polygon(A,B,2.5)", "integer n"), ("Angle(A,B)", "expected"),
                       ("Text(A)", "string"), ("Tangent(A,B)", "circle"), ("Segment(A,B", "expected ')'")]:
         with pytest.raises(GeoCommandError) as e:
@@ -155,11 +156,11 @@ def test_labels_follow_geogebra():
     assert c.add("Polygon(A,B,D)") == ["t1", "h", "i", "j"] and c.add("Polygon(A,B,E,D)")[0] == "q1"
     assert c.next_label("point") == "C_1" and c.next_label("polygon", n=7) == "poly1"
     with pytest.raises(ValueError):
-        c.next_label("vector")
+        c.next_label("spline")
 
 
 def test_graph_depth_remove_and_round_trip():
-    cmds = bench_commands(7)
+    cmds = mixed_commands(7)
     c = Construction.from_commands(cmds)
     assert c.to_commands() == [x.replace("{E,F}=", "E=").replace("{G,H}=", "G=") for x in cmds]
     c2 = Construction.from_commands(c.to_commands())
@@ -270,7 +271,7 @@ def test_prop_euclid_I_1_equilateral(ma, mb):
 @PROP
 @given(st.lists(pt, min_size=4, max_size=4), st.integers(0, 1000))
 def test_prop_incremental_recompute_equals_fresh_build(pts, seed):
-    c = Construction.from_commands(bench_commands(seed))
+    c = Construction.from_commands(mixed_commands(seed))
     for lab, p in zip("ABCD", pts):
         c.move(lab, *p)
     fresh = Construction.from_commands(c.to_commands())
@@ -286,3 +287,85 @@ def test_prop_concyclic_square(ms):
         c.move("B", *b)
         assert concyclic(c, "A", "B", "C", "D") and incident(c, "D", "e")
         assert perpendicular(c, "f", "g") and parallel(c, "f", "h")
+
+
+# ---------------------------------------------------------------- property tests of the issue-14 objects
+coef = st.integers(-5, 5)
+small = st.floats(min_value=-4, max_value=4, allow_nan=False).map(lambda v: round(v, 3))
+
+
+def _on_line(c, l, p, eps=1e-7):
+    a, b, k = c[l].data
+    return abs(a * p[0] + b * p[1] - k) <= eps * max(1.0, abs(p[0]), abs(p[1]), abs(k))
+
+
+@settings(max_examples=60, deadline=None)
+@given(coef, coef, coef, small, small, st.floats(min_value=0.5, max_value=5))
+def test_prop_equation_line_circle_intersections_on_both(a, b, k, p, q, r):
+    assume(a != 0 or b != 0)
+    c = Construction.from_commands([f"l: {a}x + {b}y = {k}", f"d: (x - {p})^2 + (y - {q})^2 = {r * r!r}",
+                                    "{P,Q}=Intersect(l, d)"])
+    for lab in "PQ":
+        if c.is_defined(lab):
+            x, y = c.coords(lab)
+            assert _on_line(c, "l", (x, y))
+            assert abs(math.hypot(x - p, y - q) - r) <= 1e-7 * max(1.0, r, abs(p), abs(q))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(coef, min_size=1, max_size=4), st.lists(coef, min_size=1, max_size=4), coef, coef)
+def test_prop_function_intersections_on_both(fc, gc, m, k):
+    fx = " + ".join(f"({v})x^{i}" for i, v in enumerate(fc))
+    gx = " + ".join(f"({v})x^{i}" for i, v in enumerate(gc))
+    c = Construction.from_commands([f"f(x) = {fx}", f"g(x) = {gx}", f"l: y = {m}x + {k}", "O=(0.5,0.5)", "e=Circle(O,3)"])
+    F, G = c["f"].data, c["g"].data
+    for other, on in (("g", lambda p: abs(G(p[0]) - p[1]) <= 1e-6 * max(1.0, abs(p[1]))),
+                      ("l", lambda p: _on_line(c, "l", p, 1e-6)),
+                      ("e", lambda p: abs(math.hypot(p[0] - 0.5, p[1] - 0.5) - 3) <= 1e-6)):
+        labs = c.add(f"Intersect(f, {other})")
+        pts = [c.coords(l) for l in labs if c.is_defined(l)]
+        for p in pts:
+            assert abs(F(p[0]) - p[1]) <= 1e-6 * max(1.0, abs(p[1])), (fx, other, p)
+            assert on(p), (fx, other, p)
+        xs = [p[0] for p in pts]
+        assert xs == sorted(xs)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(pt, min_size=4, max_size=4), st.lists(coef, min_size=2, max_size=4))
+def test_prop_new_objects_recompute_equals_fresh_build(pts, fc):
+    fx = " + ".join(f"({v})x^{i}" for i, v in enumerate(fc))
+    cmds = ["A=(0,0)", "B=(1,0)", "C=(0,1)", "D=(1,1)", f"f(x) = {fx}", "l=Line(A,B)", "{P,Q,R}=Intersect(f, l)",
+            "c=Circle(C, Distance(A, D))", "{S,T}=Intersect(c, l)", "u=Vector(A, B)", "E=D + u", "k: y = x",
+            "{b1,b2}=AngleBisector(l, k)", "s=Segment(C, Midpoint(A, (2, 3)))", "α=Angle(B, A, 30°)", "g=Tangent(k, c)"]
+    c = Construction.from_commands(cmds)
+    for lab, (x, y) in zip("ABCD", pts):
+        c.move(lab, x, y)
+    fresh = Construction.from_commands(c.to_commands())
+    for o in c:
+        f = fresh[o.label]
+        assert (f.kind, f.defined) == (o.kind, o.defined), o.label
+        if o.kind == "function": assert f.data == o.data
+        elif o.defined: assert f.data == o.data or close(_flat(f.data), _flat(o.data), 1e-9), (o.label, f.data, o.data)
+
+
+def _flat(d):
+    if isinstance(d, (tuple, list)): return [v for x in d for v in _flat(x)]
+    return [d]
+
+
+@settings(max_examples=80, deadline=None)
+@given(small, small, st.floats(min_value=0.5, max_value=5), st.floats(min_value=0.5, max_value=5),
+       st.floats(min_value=0, max_value=2 * math.pi), st.booleans())
+def test_prop_tangent_circles_typed_rounded_touch(x, y, r1, r2, ang, inner):
+    "Circles tangent in theory, typed with coordinates rounded to 8 decimals, meet in one point in both slots."
+    assume(not inner or abs(r1 - r2) > 0.1)
+    d = abs(r1 - r2) if inner else r1 + r2
+    bx, by = round(x + d * math.cos(ang), 8), round(y + d * math.sin(ang), 8)
+    c = Construction.from_commands([f"A=({x!r},{y!r})", f"B=({bx!r},{by!r})", f"c=Circle(A,{r1!r})", f"e=Circle(B,{r2!r})",
+                                    "{C,D}=Intersect(c,e)", f"l: {math.cos(ang)!r}x + {math.sin(ang)!r}y = {round(x * math.cos(ang) + y * math.sin(ang) + r1, 8)!r}",
+                                    "{E,F}=Intersect(l,c)"])
+    assert c.is_defined("C") and c.coords("C") == c.coords("D")
+    px, py = c.coords("C")
+    assert abs(math.hypot(px - x, py - y) - r1) < 1e-7 and abs(math.hypot(px - bx, py - by) - r2) < 1e-7
+    assert c.is_defined("E") and c.coords("E") == c.coords("F")          # the line typed rounded touches too

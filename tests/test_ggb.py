@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from guilab.geo.kernel import Construction, GeoCommandError, bench_commands
+from guilab.geo.kernel import Construction, GeoCommandError, mixed_commands
 from guilab.geo.ggb import from_xml, read_ggb, to_xml, write_ggb
 
 CONSTRUCTIONS = {
@@ -158,7 +158,7 @@ coord = st.floats(min_value=-50, max_value=50, allow_nan=False, allow_infinity=F
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 10_000), st.lists(st.tuples(coord, coord), min_size=4, max_size=4))
 def test_prop_round_trip_after_motion(seed, pts):
-    c = Construction.from_commands(bench_commands(seed))
+    c = Construction.from_commands(mixed_commands(seed))
     for lab, p in zip("ABCD", pts):
         c.move(lab, *p)
     same(c, from_xml(to_xml(c)))

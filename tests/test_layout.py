@@ -47,7 +47,7 @@ def test_import_from_any_folder_and_help_lists_commands(tmp_path):
                        cwd=tmp_path, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     h = subprocess.run([GUILAB, "--help"], cwd=tmp_path, capture_output=True, text=True)
-    assert h.returncode == 0 and "reproduce" in h.stdout and "bench" in h.stdout
+    assert h.returncode == 0 and "reproduce" in h.stdout and "perf" in h.stdout
 
 
 def test_environment_yml_mirrors_pyproject():

@@ -38,7 +38,8 @@ def test_screenspot_pro_loader(tmp_path):
 
 @pytest.mark.parametrize("bad, msg", [
     ({"img_filename": "blender_1.png", "instruction": "x", "id": "z1"}, "bbox"),
-    ({"img_filename": "blender_1.png", "bbox": [10, 10, 5, 20], "instruction": "x", "id": "z2"}, "x2 < x1"),
+    ({"img_filename": "blender_1.png", "bbox": [10, 10, 5, 20], "instruction": "x", "id": "z2"}, "x2 <= x1"),
+    ({"img_filename": "blender_1.png", "bbox": [10, 10, 10, 20], "instruction": "x", "id": "z4"}, "sample 'z4'"),   # empty box
     ({"img_filename": "missing.png", "bbox": [1, 1, 5, 5], "instruction": "x", "id": "z3"}, "not found"),
     ({"img_filename": "blender_1.png", "bbox": [1, 1, 5, 5], "instruction": "x", "id": "b-1"}, "duplicate id"),
 ])
@@ -68,7 +69,8 @@ def test_osworld_g_three_box_types_and_errors(tmp_path):
     g = load_osworld_g(f)
     assert [s.box_type for s in g] == ["bbox", "polygon", "refusal"]
     assert g[0].bbox == [100.0, 50.0, 180.0, 70.0]                              # [x,y,w,h] -> [x1,y1,x2,y2]
-    assert g[1].polygon == [[10.0, 10.0], [110.0, 10.0], [110.0, 60.0], [10.0, 60.0]] and g[1].bbox is None
+    assert g[1].polygon == [[10.0, 10.0], [110.0, 10.0], [110.0, 60.0], [10.0, 60.0]]
+    assert g[1].bbox == [10, 10, 110, 60]                                     # a polygon's bbox is its bounding box (the evaluator's rule)
     assert g[2].bbox is None and target_area_frac(g[2]) is None
     assert g[0].extra["GUI_types"] == ["Button"] and g[0].img_filename == "s.png" and g[0].img_size == [1920, 1080]
     assert target_area_frac(g[1]) == pytest.approx(100 * 50 / (1920 * 1080))
@@ -77,12 +79,28 @@ def test_osworld_g_three_box_types_and_errors(tmp_path):
     assert load_screenspot_pro(tmp_path / "ss")[0].bbox == g[0].bbox
     for bad, msg in [({"box_type": "circle", "box_coordinates": [1, 2, 3]}, "box_type"),
                      ({"box_type": "bbox", "box_coordinates": [1, 2, 3]}, "[x,y,w,h]"),
-                     ({"box_type": "bbox", "box_coordinates": [1, 2, -3, 4]}, "negative"),
+                     ({"box_type": "bbox", "box_coordinates": [1, 2, -3, 4]}, "x2 <= x1"),
+                     ({"box_type": "bbox", "box_coordinates": [1, 2, 0, 4]}, "sample 'o-9'"),
                      ({"box_type": "polygon", "box_coordinates": [1, 2, 3, 4]}, "polygon")]:
         f.write_text(json.dumps([items[0], {**items[1], "id": "o-9", **bad}]))
         with pytest.raises(SourceError) as e:
             load_osworld_g(f)
         assert "OSWorld-G.json record 1 (id 'o-9')" in str(e.value) and msg in str(e.value), str(e.value)
+
+
+def test_screenspot_v1_is_xywh(tmp_path):
+    "ScreenSpot v1 (SeeClick) boxes are [x,y,w,h]: [879, 75, 599, 269] with the click (1000, 200) is a hit (issue 14)."
+    from guilab.grounding.sources import load_screenspot_v1
+    from guilab.grounding.evaluate import is_correct, load_samples
+    (tmp_path / "screenspot_imgs").mkdir()
+    Image.new("RGB", (1920, 1080), "white").save(tmp_path / "screenspot_imgs" / "pc.png")
+    rec = {"img_filename": "pc.png", "bbox": [879, 75, 599, 269], "instruction": "x", "data_type": "icon", "data_source": "windows"}
+    (tmp_path / "screenspot_desktop.json").write_text(json.dumps([rec]))
+    s = load_screenspot_v1(tmp_path)[0]
+    assert s.bbox == [879, 75, 1478, 344] and is_correct(s, [1000, 200]) and not is_correct(s, [870, 200])
+    assert load_samples(tmp_path / "screenspot_desktop.json", images=tmp_path / "screenspot_imgs")[0].bbox == s.bbox
+    with pytest.raises(SourceError, match="sample 'screenspot_desktop-0'.*x2 <= x1"):
+        load_screenspot_v1(tmp_path, box_format="xyxy")
 
 
 def test_synthetic_gui_deterministic_and_valid(tmp_path):

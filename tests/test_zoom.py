@@ -219,6 +219,7 @@ def valid_reply(draw):
     if kind == "refuse": return pre + draw(st.sampled_from(["Not present.", "I refuse: the target does not exist.", "[-1,-1]"])), "refusal"
     x, y = draw(NUM), draw(NUM)
     txt = {"answer": f"[{x},{y}]", "paren": f"({x}, {y})", "click": f"click(x={x}, y={y})"}[kind]
+    if x <= 1 and y <= 1: return pre + "Found it.\n" + txt, [Answer(x * 1000, y * 1000)]   # decimals in [0,1]: fractions (zoom text)
     return pre + "Found it.\n" + txt, [Answer(x, y)]
 
 

@@ -512,22 +512,3 @@ def project_root(start: str | os.PathLike | None = None) -> Path:
             if (d/"pyproject.toml").exists() and (d/"nbs").is_dir() and (d/"params").is_dir(): return d
     raise FileNotFoundError("guilab project root not found: run from a clone of the repository (with nbs/ and params/) "
                             "or install it editable (pip install -e .)")
-
-# %% ../../nbs/00_core.ipynb #ea14ec0e
-def _bench_jsonl(quick: bool = False) -> list[dict]:
-    from guilab.bench import timeit
-    n = 200 if quick else 2000
-    with tempfile.TemporaryDirectory() as d:
-        rec = {"id": 0, "tasks": [{"task": "c=Circle(A,B)", "gt": [{"type": "draw", "point": [412.5, 300.25]}] * 4, "pred": []}]}
-        t = time.perf_counter()
-        with JsonlWriter(Path(d)/"r.jsonl") as w:
-            for i in range(n): w.write({**rec, "id": i})
-        wr = n / (time.perf_counter() - t)
-        rd = timeit(lambda: read_jsonl(Path(d)/"r.jsonl"), 5 if quick else 20) * n
-    return [{"name": "JsonlWriter append+fsync", "value": wr, "unit": "records/s"},
-            {"name": "read_jsonl", "value": rd, "unit": "records/s"}]
-
-def _register_bench():
-    from guilab.bench import benchmark
-    benchmark("core", name="jsonl")(_bench_jsonl)
-_register_bench()

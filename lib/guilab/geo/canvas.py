@@ -15,15 +15,16 @@ from PIL import Image, ImageDraw, ImageFont
 
 from ..core import Action, RecordError
 from .kernel import Construction, GeoCommandError, FREE_POINT_COLOR
+from ..regions import point_in_box, point_in_polygon
 
 # %% auto #0
 __all__ = ['SNAP_POINT_PX', 'SNAP_OBJECT_PX', 'COORD_DECIMALS', 'DEFAULT_SIZE', 'DEFAULT_WINDOW', 'MAX_INPUT_CHARS',
            'INPUT_CHARSET', 'LABEL_MODES', 'SUPERSAMPLE', 'CATEGORIES', 'INPUT_KINDS', 'TOOLS', 'HEADER_H', 'TOOLBAR_W',
            'INPUT_H', 'MENU_W', 'MENU_ROW_H', 'MENU_PAD', 'DIALOG_W', 'DIALOG_H', 'C_TEXT', 'C_MUTED', 'C_BORDER',
            'C_PANEL', 'C_ACCENT', 'C_ACCENT_BG', 'C_GRID', 'C_AXIS', 'C_FREE', 'C_ONPATH', 'C_DEP', 'C_LINE', 'C_POLY',
-           'C_ANGLE', 'C_OBJTEXT', 'Tool', 'find_tool', 'tools_in', 'gui_layout', 'in_box', 'check_window', 'View',
-           'font', 'draw_text', 'tool_icon', 'chrome', 'nice_step', 'canvas_background', 'StepResult', 'GeoGUI',
-           'pretty_label', 'tool_actions', 'bench_trajectory', 'best_rate', 'bench_gui_steps', 'bench_gui_frames']
+           'C_ANGLE', 'C_OBJTEXT', 'Tool', 'find_tool', 'tools_in', 'gui_layout', 'check_window', 'View', 'font',
+           'draw_text', 'tool_icon', 'chrome', 'nice_step', 'canvas_background', 'StepResult', 'GeoGUI', 'pretty_label',
+           'tool_actions']
 
 # %% ../../../nbs/geo/01_canvas.ipynb #e16b1477
 SNAP_POINT_PX = 10.0    # a canvas click within this many screenshot pixels of a point selects that point
@@ -155,10 +156,6 @@ def gui_layout(width: int = 1280,   # screenshot width, pixels (>= 640)
     L["dialog:OK"] = (dx + DIALOG_W - 116, dy + DIALOG_H - 48, dx + DIALOG_W - 21, dy + DIALOG_H - 17)
     L["dialog:Cancel"] = (dx + DIALOG_W - 228, dy + DIALOG_H - 48, dx + DIALOG_W - 133, dy + DIALOG_H - 17)
     return L
-
-def in_box(box, x: float, y: float) -> bool:
-    "Whether (x, y) lies inside the inclusive box `[x1,y1,x2,y2]` (the click rule of DESIGN §4)."
-    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 # %% ../../../nbs/geo/01_canvas.ipynb #1123263c
 def check_window(window) -> dict:
@@ -542,26 +539,26 @@ class GeoGUI:
 def _press(self: GeoGUI, x: float, y: float) -> StepResult:
     L = self.layout
     if self.dialog is not None:
-        if in_box(L["dialog:OK"], x, y): return self._dialog_submit()
-        if in_box(L["dialog:Cancel"], x, y): return self._dialog_cancel()
-        if in_box(L["dialog"], x, y): self.focus = "dialog"; return StepResult(True, "dialog field focused")
+        if point_in_box(x, y, L["dialog:OK"]): return self._dialog_submit()
+        if point_in_box(x, y, L["dialog:Cancel"]): return self._dialog_cancel()
+        if point_in_box(x, y, L["dialog"]): self.focus = "dialog"; return StepResult(True, "dialog field focused")
         return StepResult(False, "a dialog is open: type the value and press Enter, or click Cancel")
     if self.open_category is not None:
         cat = self.open_category
         for t in tools_in(cat):
-            if in_box(L[f"tool:{t.name}"], x, y): return self._select(t)
+            if point_in_box(x, y, L[f"tool:{t.name}"]): return self._select(t)
         for c in CATEGORIES:
-            if in_box(L[f"category:{c}"], x, y) and c != cat:
+            if point_in_box(x, y, L[f"category:{c}"]) and c != cat:
                 self.open_category = c; return StepResult(True, f"{c} tools shown: {', '.join(t.name for t in tools_in(c))}")
         self.open_category = None
         return StepResult(True, f"{cat} menu closed")
     for c in CATEGORIES:
-        if in_box(L[f"category:{c}"], x, y):
+        if point_in_box(x, y, L[f"category:{c}"]):
             self.open_category, self.focus = c, None
             return StepResult(True, f"{c} tools shown: {', '.join(t.name for t in tools_in(c))}")
-    if in_box(L["undo"], x, y): return self._undo_step()
-    if in_box(L["input_bar"], x, y): self.focus = "input"; return StepResult(True, "input bar focused: type a command and press Enter")
-    if in_box(L["canvas"], x, y):
+    if point_in_box(x, y, L["undo"]): return self._undo_step()
+    if point_in_box(x, y, L["input_bar"]): self.focus = "input"; return StepResult(True, "input bar focused: type a command and press Enter")
+    if point_in_box(x, y, L["canvas"]):
         self.focus = None
         return self._canvas_press(x, y)
     return StepResult(False, f"nothing to click at ({x:g}, {y:g})")
@@ -665,13 +662,6 @@ def _undo_step(self: GeoGUI) -> StepResult:
 # %% ../../../nbs/geo/01_canvas.ipynb #27c102fe
 _HITTABLE = ("point", "segment", "line", "ray", "circle", "arc", "polygon")
 
-def _point_in_polygon(v, x, y) -> bool:
-    inside = False
-    for i in range(len(v)):
-        (ax, ay), (bx, by) = v[i], v[i - 1]
-        if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay): inside = not inside
-    return inside
-
 @patch
 def hits(self: GeoGUI, x: float, y: float) -> dict:
     """Objects near screenshot pixel (x, y): `point` (nearest point within SNAP_POINT_PX or None), `paths` (labels of
@@ -688,7 +678,7 @@ def hits(self: GeoGUI, x: float, y: float) -> dict:
             if d <= SNAP_POINT_PX and (best is None or d <= best[0]): best = (d, l)
         else:
             if d <= SNAP_OBJECT_PX: paths.append((d, -i, l))
-            if o.kind == "polygon" and _point_in_polygon(o.data, wx, wy): regions.append((-i, l))
+            if o.kind == "polygon" and point_in_polygon(wx, wy, o.data): regions.append((-i, l))
     return {"point": best[1] if best else None, "paths": [l for _, _, l in sorted(paths)],
             "regions": [l for _, l in sorted(regions)], "d": dist}
 
@@ -826,7 +816,7 @@ def _drag(self: GeoGUI, x, y, x2, y2) -> StepResult:
     if self.dialog is not None or self.open_category is not None:
         return StepResult(False, "close the " + ("dialog" if self.dialog is not None else "menu") + " before dragging")
     cv = self.layout["canvas"]
-    if not (in_box(cv, x, y) and in_box(cv, x2, y2)): return StepResult(False, "a drag must start and end on the canvas")
+    if not (point_in_box(x, y, cv) and point_in_box(x2, y2, cv)): return StepResult(False, "a drag must start and end on the canvas")
     if self.mode != 0:
         r1 = self._press(x, y)
         if not r1.ok: return r1
@@ -1148,49 +1138,6 @@ def tool_actions(gui: GeoGUI,            # the GUI (for widget boxes and the vie
         x, y = gui.world_to_pixel(*p); acts.append({"type": "draw", "x": x, "y": y})
     if value is not None: acts += [{"type": "type", "text": str(value)}, {"type": "key", "key": "Enter"}]
     return acts
-
-# %% ../../../nbs/geo/01_canvas.ipynb #62af9ef1
-from ..bench import benchmark, timeit
-
-def bench_trajectory(gui: GeoGUI) -> list[dict]:
-    "A 60-odd action trajectory (Euclid I.1 plus more tools) for `gui`'s window; used by benchmarks and tests."
-    s3 = math.sqrt(3)
-    return (tool_actions(gui, "Circle with Centre through Point", [(0, 0), (4, 0)]) + tool_actions(gui, "Circle with Centre through Point", [(4, 0), (0, 0)])
-            + tool_actions(gui, "Intersect", [(2, 2 * s3)]) + tool_actions(gui, "Polygon", [(0, 0), (4, 0), (2, 2 * s3), (0, 0)])
-            + tool_actions(gui, "Midpoint or Centre", [(0, 0), (4, 0)]) + tool_actions(gui, "Segment", [(2, 2 * s3), (2, 0)])
-            + tool_actions(gui, "Perpendicular Line", [(6, 1), (2, 0.001)]) + tool_actions(gui, "Circle with Centre and Radius", [(6, 4)], "1.5")
-            + tool_actions(gui, "Angle", [(4, 0), (0, 0), (2, 2 * s3)]) + tool_actions(gui, "Point", [(-1, 5)]) + tool_actions(gui, "Point", [(7, -2)])
-            + tool_actions(gui, "Line", [(-1, 5), (7, -2)]) + tool_actions(gui, "Reflect about Line", [(6, 4), (3, 1.5)])
-            + [{"type": "click", "x": sum(gui.widget_bbox("input_bar")[::2]) / 2, "y": sum(gui.widget_bbox("input_bar")[1::2]) / 2},
-               {"type": "type", "text": "Circle(B,2)"}, {"type": "key", "key": "Enter"}, {"type": "key", "key": "Escape"}]
-            + tool_actions(gui, "Distance or Length", [(0, 0), (2, 2 * s3)]))
-
-def _replay(gui, acts, shot=False, redraw=False):
-    gui.load(["A=(0,0)", "B=(4,0)"], {"xmin": -2, "xmax": 8, "ymin": -3, "ymax": 6})
-    for a in acts:
-        gui.step(a)
-        if redraw: gui.version += 1
-        if shot: gui.screenshot()
-
-def best_rate(fn, reps: int, per_call: int) -> float:
-    "Best (highest) rate over `reps` timed calls of `fn`, in units of `per_call` per second (robust to a busy machine)."
-    return max(timeit(fn, 1) for _ in range(reps)) * per_call
-
-@benchmark("geo.canvas", unit="steps/s", goal=">= 1000")
-def bench_gui_steps(quick: bool = False) -> float:
-    "GUI steps per second without rendering (`bench_trajectory` replayed; best of the repetitions)."
-    g = GeoGUI(); acts = bench_trajectory(g)
-    return best_rate(lambda: _replay(g, acts), 3 if quick else 50, len(acts))
-
-@benchmark("geo.canvas", unit="frames/s", goal=">= 100")
-def bench_gui_frames(quick: bool = False) -> list[dict]:
-    "Rendered 1280x800 frames per second: one screenshot per step (cached layers), and with the canvas redrawn every frame."
-    g = GeoGUI(); acts = bench_trajectory(g)
-    reps = 1 if quick else 8
-    _replay(g, acts, shot=True)   # warm the chrome and text caches
-    return [{"name": "gui_frames", "value": best_rate(lambda: _replay(g, acts, shot=True), reps, len(acts)), "unit": "frames/s", "goal": ">= 100"},
-            {"name": "gui_frames_redraw", "value": best_rate(lambda: _replay(g, acts, shot=True, redraw=True), reps, len(acts)),
-             "unit": "frames/s", "goal": "(worst case, no goal)"}]
 
 # %% ../../../nbs/geo/01_canvas.ipynb #3edda92e
 @patch

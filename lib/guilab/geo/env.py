@@ -11,12 +11,11 @@ import numpy as np
 from gymnasium import spaces
 
 from ..core import ACTION_TYPES, Action, Problem, RecordError
-from .canvas import (DEFAULT_SIZE, DEFAULT_WINDOW, INPUT_CHARSET, MAX_INPUT_CHARS, TOOLS, GeoGUI, _KEYS,
-                               bench_trajectory, best_rate)
+from .canvas import (DEFAULT_SIZE, DEFAULT_WINDOW, INPUT_CHARSET, MAX_INPUT_CHARS, TOOLS, GeoGUI, _KEYS)
 from .kernel import parse_command, GeoCommandError
 
 # %% auto #0
-__all__ = ['free_points', 'GuiActionSpace', 'GeoCanvasEnv', 'bench_env_steps']
+__all__ = ['free_points', 'GuiActionSpace', 'GeoCanvasEnv']
 
 # %% ../../../nbs/geo/02_env.ipynb #f4bcd68e
 def free_points(construction: list[str]) -> list[str]:
@@ -143,21 +142,3 @@ def _type_of(action):
 
 if "guilab/GeoCanvas-v0" not in gym.registry:
     gym.register(id="guilab/GeoCanvas-v0", entry_point="guilab.geo.env:GeoCanvasEnv")
-
-# %% ../../../nbs/geo/02_env.ipynb #b0f03018
-from ..bench import benchmark
-
-def _episode(env, acts, opts):
-    env.reset(options=opts)
-    for a in acts: env.step(a)
-
-@benchmark("geo.env", unit="steps/s", goal=">= 1000")
-def bench_env_steps(quick: bool = False) -> list[dict]:
-    "env.step per second on the canvas benchmark trajectory, without and with rendering."
-    env = GeoCanvasEnv(render=False, max_steps=10_000)
-    acts = bench_trajectory(env.gui)
-    opts = {"givens": ["A=(0,0)", "B=(4,0)"], "window": {"xmin": -2, "xmax": 8, "ymin": -3, "ymax": 6}}
-    fast = best_rate(lambda: _episode(env, acts, {**opts, "render": False}), 3 if quick else 30, len(acts))
-    shot = best_rate(lambda: _episode(env, acts, {**opts, "render": True}), 1 if quick else 6, len(acts))
-    return [{"name": "env_steps", "value": fast, "unit": "steps/s", "goal": ">= 1000"},
-            {"name": "env_steps_rendered", "value": shot, "unit": "steps/s", "goal": ">= 100"}]

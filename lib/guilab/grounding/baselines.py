@@ -11,8 +11,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core import GroundingSample, rng
-from .zoom import (ZoomSession, run_episode, CropAction, point_in_polygon, NORM, MAX_TURNS,
-                                   FORMAT_RETRIES, ORIGINAL_NAME)
+from ..regions import NORM, point_in_polygon, point_segment_distance, polygon_bounds, box_center, px_to_norm
+from .zoom import (ZoomSession, run_episode, CropAction, MAX_TURNS, FORMAT_RETRIES, ORIGINAL_NAME)
 
 # %% auto #0
 __all__ = ['AGENTS', 'AGENT_MODULES', 'crops_from_messages', 'interior_point', 'OracleInCrop', 'oracle_in_crop', 'RandomPolicy',
@@ -48,24 +48,15 @@ def interior_point(sample: GroundingSample) -> tuple[float, float]:
         for gx in np.linspace(x1, x2, 21):
             for gy in np.linspace(y1, y2, 21):
                 if not point_in_polygon(gx, gy, P.tolist()): continue
-                d = min(_seg_dist(gx, gy, P[i - 1], P[i]) for i in range(len(P)))
+                d = min(point_segment_distance(gx, gy, P[i - 1], P[i]) for i in range(len(P)))
                 if d > bd: best, bd = (float(gx), float(gy)), d
         if best is None: raise ValueError(f"sample {sample.id}: polygon has no interior grid point")
         return best
     if sample.bbox is None: raise ValueError(f"sample {sample.id}: no target box (box_type {sample.box_type!r})")
-    x1, y1, x2, y2 = sample.bbox
-    return (x1 + x2) / 2, (y1 + y2) / 2
-
-def _seg_dist(x, y, a, b) -> float:
-    ax, ay = a; bx, by = b
-    dx, dy = bx - ax, by - ay
-    L = dx * dx + dy * dy
-    t = 0.0 if L == 0 else max(0.0, min(1.0, ((x - ax) * dx + (y - ay) * dy) / L))
-    return math.hypot(x - ax - t * dx, y - ay - t * dy)
+    return box_center(sample.bbox)
 
 def _target_box(sample: GroundingSample) -> list[float]:
-    if sample.box_type == "polygon":
-        P = np.asarray(sample.polygon, float); return [*map(float, P.min(0)), *map(float, P.max(0))]
+    if sample.box_type == "polygon": return [float(v) for v in polygon_bounds(sample.polygon)]
     return list(sample.bbox)
 
 class OracleInCrop:
@@ -100,8 +91,8 @@ class OracleInCrop:
         if len(seen) < self.n_crops:
             parent, pbox = seen[-1] if seen else (self.original, [0.0, 0.0, float(self.size[0]), float(self.size[1])])
             return f"The target is small; zoom in on {parent}.\n{self._crop_call(parent, pbox)}"
-        W, H = self.size
-        return f"Found it.\n[{self.point[0] / W * NORM:.4f},{self.point[1] / H * NORM:.4f}]"
+        x, y = px_to_norm(*self.point, self.size)
+        return f"Found it.\n[{x:.4f},{y:.4f}]"
 
 def oracle_in_crop(sample: GroundingSample, seed: int = 0, session: ZoomSession | None = None, n_crops: int = 2) -> OracleInCrop:
     "Policy factory for the oracle (the seed is unused: the oracle is deterministic)."

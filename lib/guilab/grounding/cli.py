@@ -30,7 +30,7 @@ def _summary(res: dict) -> str:
 
 def _cmd_eval(a) -> int:
     from guilab.grounding.evaluate import evaluate, load_samples, parse_shard
-    samples = load_samples(a.data, images=a.images)
+    samples = load_samples(a.data, images=a.images, box_format=a.box_format)
     shard = parse_shard(a.shard)
     res = evaluate(samples, a.agent, a.out, shard=shard, workers=a.workers, seed=a.seed, limit=a.limit,
                    images=a.images, agent_options=_opts(a.agent_opt), progress=not a.quiet)
@@ -74,6 +74,9 @@ def add_cli(subparsers) -> argparse.ArgumentParser:
     e.add_argument("--agent", required=True, help="registered agent name (oracle, random, ...) or package.module:factory")
     e.add_argument("--out", required=True, help="results folder (results-<i>-of-<n>.jsonl, metrics.json)")
     e.add_argument("--images", default=None, help="image folder (default: the annotation file's folder)")
+    e.add_argument("--box-format", choices=("xyxy", "xywh"), default=None,
+                   help="box convention of the data's bbox records (default: detected per format: ScreenSpot-Pro xyxy, "
+                        "ScreenSpot v1 and OSWorld-G xywh)")
     e.add_argument("--shard", default="0/1", help="i/n: run shard i of n (default 0/1)")
     e.add_argument("--workers", type=int, default=1, help="concurrent samples (threads; for endpoints)")
     e.add_argument("--limit", type=int, default=None, help="only the first N samples")

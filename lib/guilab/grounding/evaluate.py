@@ -14,53 +14,35 @@ from PIL import Image
 
 from ..core import (GroundingSample, RecordError, JsonlWriter, read_jsonl, write_jsonl, atomic_write, derive_seed,
                          make_manifest, write_manifest)
-from .zoom import point_in_box, point_in_polygon
+from ..regions import point_in_target
+from .sources import from_screenspot, from_osworld_g, BOX_FORMATS
 
 # %% auto #0
-__all__ = ['GROUP_KEYS', 'from_osworld_g', 'as_sample', 'load_samples', 'is_correct', 'score_record', 'compute_metrics',
+__all__ = ['GROUP_KEYS', 'record_format', 'as_sample', 'load_samples', 'is_correct', 'score_record', 'compute_metrics',
            'parse_shard', 'evaluate', 'merge_shards']
 
 # %% ../../../nbs/grounding/02_evaluate.ipynb #26d2ef08
-def from_osworld_g(d: dict, default_id: str | None = None) -> GroundingSample:
-    "One OSWorld-G item -> `GroundingSample` (boxes converted to `[x1,y1,x2,y2]` original pixels). Raises `RecordError`."
-    k = f"OSWorld-G item {d.get('id', default_id)}"
-    bt = d.get("box_type", "bbox")
-    bc = d.get("box_coordinates")
-    rest = {key: v for key, v in d.items() if key not in ("id", "image_path", "image_size", "instruction", "box_type", "ui_type",
-                                                           "group", "application", "platform")}
-    out = {"id": d.get("id", default_id), "img_filename": d.get("image_path", d.get("img_filename")),
-           "instruction": d.get("instruction"), "img_size": d.get("image_size", d.get("img_size")),
-           "group": d.get("group", ""), "application": d.get("application", ""), "platform": d.get("platform", ""), **rest}
-    gui = d.get("GUI_types")
-    out["ui_type"] = d.get("ui_type") or (str(gui[0]) if isinstance(gui, list) and gui else "")
-    nums = isinstance(bc, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in bc)
-    if bt == "refusal" or (nums and len(bc) == 4 and all(v == -1 for v in bc)):
-        out["box_type"] = "refusal"
-    elif bt == "bbox":
-        if not (nums and len(bc) == 4): raise RecordError(f"{k}: bbox box_coordinates must be [x, y, w, h], got {bc!r}")
-        x, y, w, h = bc
-        out.update(box_type="bbox", bbox=[x, y, x + w, y + h])
-    elif bt == "polygon":
-        if nums and len(bc) % 2 == 0: pts = [[bc[i], bc[i + 1]] for i in range(0, len(bc), 2)]
-        elif isinstance(bc, list) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in bc): pts = [list(p) for p in bc]
-        else: raise RecordError(f"{k}: polygon box_coordinates must be [x1, y1, x2, y2, ...] or [[x, y], ...], got {str(bc)[:80]}")
-        out.update(box_type="polygon", polygon=pts)
-        if len(pts) >= 3 and all(isinstance(v, (int, float)) for p in pts for v in p):
-            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-            out["bbox"] = [min(xs), min(ys), max(xs), max(ys)]
-    else: raise RecordError(f"{k}: unknown box_type {bt!r}")
-    return GroundingSample.from_dict(out)
+def record_format(d: dict) -> str:
+    "`'osworld_g'`, `'screenspot_v1'` or `'screenspot_pro'` (also guilab's records) for one record dict (see above)."
+    if "box_coordinates" in d or ("image_path" in d and "img_filename" not in d): return "osworld_g"
+    if ("data_type" in d or "data_source" in d) and "ui_type" not in d: return "screenspot_v1"
+    return "screenspot_pro"
 
-def as_sample(d, default_id: str | None = None) -> GroundingSample:
-    "A `GroundingSample` from a record, a ScreenSpot-Pro dict or an OSWorld-G dict (detected by `box_coordinates`)."
+def as_sample(d,                               # a GroundingSample or a record dict in any of the three formats
+              default_id: str | None = None,   # id when the record has none
+              box_format: str | None = None,   # override of the format's box convention ("xyxy" / "xywh")
+             ) -> GroundingSample:
+    "A `GroundingSample` from a record dict of a detected format (`record_format`). Raises `RecordError` naming the sample."
     if isinstance(d, GroundingSample): return d
     if not isinstance(d, dict): raise RecordError(f"grounding sample must be a JSON object, got {type(d).__name__}")
-    if "box_coordinates" in d or ("image_path" in d and "img_filename" not in d): return from_osworld_g(d, default_id)
-    if "id" not in d and default_id is not None: d = {"id": default_id, **d}
-    return GroundingSample.from_dict(d)
+    fmt = record_format(d)
+    bf = box_format or BOX_FORMATS[fmt]
+    if fmt == "osworld_g": return from_osworld_g(d, default_id, bf)
+    return from_screenspot(d, bf, default_id)
 
 def load_samples(path: str | os.PathLike,          # annotation .json / .jsonl file, or a folder of them
                  images: str | os.PathLike | None = None,   # image folder (default: the annotation file's folder)
+                 box_format: str | None = None,   # "xyxy" / "xywh" for every bbox record (default: each format's own)
                 ) -> list[GroundingSample]:
     """Load ScreenSpot-Pro / OSWorld-G / GroundingSample records. Each sample's resolved image file is stored in
     `extra["image_file"]`. Raises `FileNotFoundError` (missing file or images), `RecordError` (bad record) and
@@ -80,7 +62,7 @@ def load_samples(path: str | os.PathLike,          # annotation .json / .jsonl f
         if not isinstance(items, list): raise RecordError(f"{f}: expected a JSON list of samples")
         root = Path(images) if images is not None else f.parent
         for k, d in enumerate(items):
-            try: s = as_sample(d, default_id=f"{f.stem}-{k}")
+            try: s = as_sample(d, default_id=f"{f.stem}-{k}", box_format=box_format)
             except RecordError as e: raise RecordError(f"{f} item {k}: {e}") from None
             if p.is_dir(): s.id = f"{f.stem}/{s.id}"
             img = root / s.img_filename
@@ -107,8 +89,7 @@ def is_correct(sample: GroundingSample,   # the target
     if refusal or point is None: return False
     try: x, y = float(point[0]), float(point[1])
     except (TypeError, ValueError, IndexError): return False
-    if sample.box_type == "polygon": return point_in_polygon(x, y, sample.polygon)
-    return point_in_box(x, y, sample.bbox)
+    return point_in_target(x, y, sample.box_type, sample.bbox, sample.polygon)
 
 def score_record(sample: GroundingSample, traj: dict, seed: int | None = None) -> dict:
     "The result record of one sample: the sample's grouping fields, correctness, format error and the trajectory."

@@ -13,7 +13,8 @@ import numpy as np
 from PIL import Image
 
 from ..core import GroundingSample
-from .zoom import (NORM, ORIGINAL_NAME, CropAction, ZoomSession, run_episode, MAX_TURNS, FORMAT_RETRIES)
+from ..regions import NORM, box_center, px_to_norm
+from .zoom import (ORIGINAL_NAME, CropAction, ZoomSession, run_episode, MAX_TURNS, FORMAT_RETRIES)
 
 # %% auto #0
 __all__ = ['TESSERACT', 'CACHE_SIZE', 'STOPWORDS', 'VIEW_PIXELS', 'OCRUnavailable', 'Token', 'ocr_tokens', 'group_lines',
@@ -168,7 +169,7 @@ def find_phrase(tokens: list[Token],     # OCR words with lines (ocr_tokens)
     out.sort(key=lambda m: -m.score)
     return out
 
-def _centre(b): return ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+_centre = box_center
 
 def ocr_grounder(tokens: list[Token],          # OCR words of the image
                  instruction: str,
@@ -201,7 +202,8 @@ def view_scale(size: tuple[int, int], view_pixels: int | None) -> float:
     return min(1.0, math.sqrt(view_pixels / (size[0] * size[1])))
 
 def _answer(x, y, W, H, why: str) -> str:
-    return f"{why}\n[{min(NORM, max(0.0, x / W * NORM)):.2f},{min(NORM, max(0.0, y / H * NORM)):.2f}]"
+    nx, ny = px_to_norm(x, y, (W, H))
+    return f"{why}\n[{min(NORM, max(0.0, nx)):.2f},{min(NORM, max(0.0, ny)):.2f}]"
 
 class OCRPolicy:
     """OCR without zoom: one reading of the (downscaled) original, one answer — the best match with similarity

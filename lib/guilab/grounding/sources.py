@@ -15,15 +15,19 @@ from PIL import Image, ImageDraw, ImageFont
 
 import guilab
 from ..core import GroundingSample, RecordError, atomic_write, git_commit, make_manifest, write_manifest, rng, sha256_file
+from ..regions import to_xyxy, check_box, polygon_bounds, point_in_box
 
 # %% auto #0
-__all__ = ['EXTRACT_JS', 'INSTRUCTION_TEMPLATES', 'JLAB_STATES', 'log', 'SourceError', 'load_screenspot_pro', 'load_osworld_g',
-           'target_area_frac', 'split_by_target_size', 'size_stats', 'save_screenspot', 'synthetic_gui', 'clean_name',
-           'make_instruction', 'CaptureError', 'targets_to_samples', 'capture_jupyterlab']
+__all__ = ['BOX_FORMATS', 'EXTRACT_JS', 'INSTRUCTION_TEMPLATES', 'JLAB_STATES', 'log', 'SourceError', 'from_screenspot',
+           'from_osworld_g', 'load_screenspot_pro', 'load_screenspot_v1', 'load_osworld_g', 'target_area_frac',
+           'split_by_target_size', 'size_stats', 'save_screenspot', 'synthetic_gui', 'clean_name', 'make_instruction',
+           'CaptureError', 'targets_to_samples', 'capture_jupyterlab']
 
 # %% ../../../nbs/grounding/01_sources.ipynb #b319b394
 class SourceError(ValueError):
     "A grounding data file or record is malformed; the message names the file and the record."
+
+BOX_FORMATS = {"screenspot_pro": "xyxy", "screenspot_v1": "xywh", "osworld_g": "xywh"}   # published box convention per format
 
 def _read_json_list(path: Path) -> list:
     try: data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -38,33 +42,71 @@ def _resolve_image(name: str, images: Path | None, where: str, check: bool) -> s
     if check and not p.is_file(): raise SourceError(f"{where}: image {name!r} not found in {images}")
     return str(p)
 
-def load_screenspot_pro(folder_or_file: str | os.PathLike,    # an annotation .json, a folder of them, or the dataset root with annotations/
-                        images: str | os.PathLike | None = None,  # image folder; default <root>/images or the annotation folder
-                        check_images: bool = True,             # raise when an image file is missing
-                       ) -> list[GroundingSample]:
-    """Load ScreenSpot-Pro annotations into `GroundingSample`s (boxes `[x1,y1,x2,y2]` in image pixels), in file
-    order (files sorted by name). Raises `SourceError` naming the file and record index/id for malformed records,
-    boxes with x2 < x1 or y2 < y1, duplicate ids, or (with `check_images`) missing images."""
-    p = Path(folder_or_file)
-    if p.is_dir():
-        ann = p/"annotations" if (p/"annotations").is_dir() else p
-        files = sorted(ann.glob("*.json"))
-        if not files: raise SourceError(f"{p}: no annotation .json files found")
-        root = ann.parent if ann.name == "annotations" else ann
-    elif p.is_file(): files, root = [p], (p.parent.parent if p.parent.name == "annotations" else p.parent)
-    else: raise SourceError(f"{p}: no such file or folder")
-    img_dir = Path(images) if images is not None else (root/"images" if (root/"images").is_dir() else root)
+def _xyxy(box, box_format: str, sid) -> list[float]:
+    "A checked [x1,y1,x2,y2] (guilab.regions.to_xyxy + check_box), as RecordError naming the sample."
+    sid = str(sid)
+    try: return check_box(to_xyxy(box, box_format), f"sample {sid!r}")
+    except ValueError as e: raise RecordError(f"sample {sid!r}: {e}" if not str(e).startswith("sample ") else str(e)) from None
+
+def from_screenspot(d: dict,                       # one record (ScreenSpot-Pro or ScreenSpot v1 fields)
+                    box_format: str = "xyxy",      # "xyxy" (ScreenSpot-Pro, guilab) or "xywh" (ScreenSpot v1 / SeeClick)
+                    default_id: str | None = None, # id when the record has none
+                   ) -> GroundingSample:
+    """A ScreenSpot-style record -> `GroundingSample` with `bbox` `[x1,y1,x2,y2]` pixels. v1 fields: `data_type` fills
+    `ui_type`, `data_source` fills `platform` and `application` (both kept in `extra`). Polygon and refusal records
+    (guilab's own JSONL) pass through. Raises `RecordError` naming the sample for a malformed record or a box with
+    x2 <= x1 or y2 <= y1 after conversion."""
+    if not isinstance(d, dict): raise RecordError(f"grounding sample must be a JSON object, got {type(d).__name__}")
+    d = dict(d)
+    if "id" not in d and default_id is not None: d["id"] = default_id
+    sid = d.get("id", "?")
+    if d.get("data_type") and not d.get("ui_type"): d["ui_type"] = d["data_type"]
+    if d.get("data_source"): d.setdefault("platform", d["data_source"]); d.setdefault("application", d["data_source"])
+    if d.get("box_type", "bbox") == "bbox":
+        if d.get("bbox") is None: raise RecordError(f"GroundingSample {sid}: missing field 'bbox'")
+        d["bbox"] = _xyxy(d["bbox"], box_format, sid)
+    return GroundingSample.from_dict(d)
+
+def from_osworld_g(d: dict,                        # one OSWorld-G item
+                   default_id: str | None = None,  # id when the item has none
+                   box_format: str = "xywh",       # convention of bbox items' box_coordinates (OSWorld-G: xywh)
+                  ) -> GroundingSample:
+    "One OSWorld-G item -> `GroundingSample` (boxes converted to `[x1,y1,x2,y2]` original pixels; see above). Raises `RecordError` naming the item."
+    if not isinstance(d, dict): raise RecordError(f"grounding sample must be a JSON object, got {type(d).__name__}")
+    k = f"OSWorld-G item {d.get('id', default_id)}"
+    bt = d.get("box_type", "bbox")
+    bc = d.get("box_coordinates")
+    rest = {key: v for key, v in d.items() if key not in ("id", "image_path", "image_size", "instruction", "box_type", "ui_type",
+                                                           "group", "application", "platform", "box_coordinates")}
+    out = {"id": d.get("id", default_id), "img_filename": d.get("image_path", d.get("img_filename")),
+           "instruction": d.get("instruction"), "img_size": d.get("image_size", d.get("img_size")),
+           "group": d.get("group", ""), "application": d.get("application", ""), "platform": d.get("platform", ""), **rest}
+    gui = d.get("GUI_types")
+    out["ui_type"] = d.get("ui_type") or (str(gui[0]) if isinstance(gui, list) and gui else "")
+    nums = isinstance(bc, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in bc)
+    if bt == "refusal" or (nums and len(bc) == 4 and all(v == -1 for v in bc)):
+        out["box_type"] = "refusal"
+    elif bt == "bbox":
+        if not (nums and len(bc) == 4): raise RecordError(f"{k}: bbox box_coordinates must be [x,y,w,h], got {bc!r}")
+        out.update(box_type="bbox", bbox=_xyxy(bc, box_format, out["id"]))
+    elif bt == "polygon":
+        if nums and len(bc) % 2 == 0: pts = [[bc[i], bc[i + 1]] for i in range(0, len(bc), 2)]
+        elif isinstance(bc, list) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in bc): pts = [list(p) for p in bc]
+        else: raise RecordError(f"{k}: polygon box_coordinates must be [x1, y1, x2, y2, ...] or [[x, y], ...], got {str(bc)[:80]}")
+        out.update(box_type="polygon", polygon=pts)
+        if len(pts) >= 3 and all(isinstance(v, (int, float)) for p in pts for v in p): out["bbox"] = polygon_bounds(pts)
+    else: raise RecordError(f"{k}: box_type must be 'bbox', 'polygon' or 'refusal', got {bt!r}")
+    return GroundingSample.from_dict(out)
+
+def _load_files(files: list, img_dir: Path | None, check_images: bool, convert: Callable) -> list[GroundingSample]:
+    "Convert every record of `files` with `convert(d, default_id, file)`; errors name the file and the record."
     out, seen = [], {}
     for f in files:
         for i, d in enumerate(_read_json_list(f)):
             where = f"{f} record {i}" + (f" (id {d.get('id')!r})" if isinstance(d, dict) and "id" in d else "")
             if not isinstance(d, dict): raise SourceError(f"{where}: expected a JSON object")
-            d = dict(d)
-            if "id" not in d: d["id"] = f"{f.stem}-{i}"
-            try: s = GroundingSample.from_dict({**d, "box_type": "bbox"})
+            try: s = convert(dict(d), f"{f.stem}-{i}", f)
             except RecordError as e: raise SourceError(f"{where}: {e}") from None
-            x1, y1, x2, y2 = s.bbox
-            if x2 < x1 or y2 < y1: raise SourceError(f"{where}: bbox {s.bbox} has x2 < x1 or y2 < y1 (expected [x1,y1,x2,y2])")
             if s.id in seen: raise SourceError(f"{where}: duplicate id {s.id!r} (first in {seen[s.id]})")
             seen[s.id] = where
             ip = _resolve_image(s.img_filename, img_dir, where, check_images)
@@ -72,54 +114,57 @@ def load_screenspot_pro(folder_or_file: str | os.PathLike,    # an annotation .j
             out.append(s)
     return out
 
-# %% ../../../nbs/grounding/01_sources.ipynb #b79bff14
-def _polygon(coords, where: str) -> list[list[float]]:
-    if coords and all(isinstance(c, (list, tuple)) for c in coords): pts = [list(c) for c in coords]
-    else:
-        if not isinstance(coords, (list, tuple)) or len(coords) % 2 or len(coords) < 6:
-            raise SourceError(f"{where}: polygon box_coordinates must be a flat list of >= 3 x,y pairs, got {coords!r}")
-        pts = [list(coords[k:k+2]) for k in range(0, len(coords), 2)]
-    return pts
+def _files(folder_or_file, pattern: str, sub: str = "annotations") -> tuple[list[Path], Path]:
+    "Annotation files and the dataset root of a file, a folder of files, or a root holding `sub/`."
+    p = Path(folder_or_file)
+    if p.is_dir():
+        ann = p / sub if (p / sub).is_dir() else p
+        files = sorted(ann.glob(pattern))
+        if not files: raise SourceError(f"{p}: no annotation {pattern} files found")
+        return files, (ann.parent if ann.name == sub else ann)
+    if p.is_file(): return [p], (p.parent.parent if p.parent.name == sub else p.parent)
+    raise SourceError(f"{p}: no such file or folder")
+
+def _image_dir(images, root: Path, *names: str) -> Path:
+    if images is not None: return Path(images)
+    return next((root / n for n in names if (root / n).is_dir()), root)
+
+def load_screenspot_pro(folder_or_file: str | os.PathLike,    # an annotation .json, a folder of them, or the dataset root with annotations/
+                        images: str | os.PathLike | None = None,  # image folder; default <root>/images or the annotation folder
+                        check_images: bool = True,             # raise when an image file is missing
+                        box_format: str = BOX_FORMATS["screenspot_pro"],  # "xyxy" as published; "xywh" for files that deviate
+                       ) -> list[GroundingSample]:
+    """Load ScreenSpot-Pro annotations into `GroundingSample`s (boxes `[x1,y1,x2,y2]` in image pixels), in file
+    order (files sorted by name). Raises `SourceError` naming the file and record index/id for malformed records,
+    boxes with x2 <= x1 or y2 <= y1, duplicate ids, or (with `check_images`) missing images."""
+    files, root = _files(folder_or_file, "*.json")
+    return _load_files(files, _image_dir(images, root, "images"), check_images,
+                       lambda d, did, f: from_screenspot(d, box_format, did))
+
+def load_screenspot_v1(folder_or_file: str | os.PathLike,     # screenspot_{mobile,desktop,web}.json, or their folder
+                       images: str | os.PathLike | None = None,   # image folder; default <root>/screenspot_imgs, <root>/images or the folder
+                       check_images: bool = True,              # raise when an image file is missing
+                       box_format: str = BOX_FORMATS["screenspot_v1"],  # "xywh" as published by SeeClick
+                      ) -> list[GroundingSample]:
+    """Load ScreenSpot v1 (SeeClick) annotations (boxes **xywh** pixels -> `[x1,y1,x2,y2]`); `group` is the split
+    from the file name (`screenspot_mobile.json` -> `mobile`). Raises `SourceError` as `load_screenspot_pro` does."""
+    files, root = _files(folder_or_file, "*.json")
+    def conv(d, did, f):
+        d.setdefault("group", f.stem.removeprefix("screenspot_"))
+        return from_screenspot(d, box_format, did)
+    return _load_files(files, _image_dir(images, root, "screenspot_imgs", "images"), check_images, conv)
 
 def load_osworld_g(file: str | os.PathLike,                     # the OSWorld-G annotation JSON (a list)
                    images: str | os.PathLike | None = None,     # image folder; default <file's folder>/images or the file's folder
                    check_images: bool = True,                   # raise when an image file is missing
+                   box_format: str = BOX_FORMATS["osworld_g"],  # convention of bbox items ("xywh" as published)
                   ) -> list[GroundingSample]:
-    """Load OSWorld-G records into `GroundingSample`s: `bbox` `[x,y,w,h]` becomes `bbox=[x,y,x+w,y+h]`; `polygon`
-    becomes `polygon=[[x,y],...]` (no bbox); `refusal` has no box. Raises `SourceError` naming the file and
-    record for unknown box types, malformed coordinates, negative sizes, duplicate ids or missing images."""
+    """Load OSWorld-G records into `GroundingSample`s with `from_osworld_g`. Raises `SourceError` naming the file and
+    record for unknown box types, malformed coordinates, empty or inverted boxes, duplicate ids or missing images."""
     f = Path(file)
-    img_dir = Path(images) if images is not None else (f.parent/"images" if (f.parent/"images").is_dir() else f.parent)
-    out, seen = [], {}
-    for i, d in enumerate(_read_json_list(f)):
-        where = f"{f} record {i}" + (f" (id {d.get('id')!r})" if isinstance(d, dict) and "id" in d else "")
-        if not isinstance(d, dict): raise SourceError(f"{where}: expected a JSON object")
-        d = dict(d)
-        bt = d.pop("box_type", None)
-        coords = d.pop("box_coordinates", None)
-        rec = {k: v for k, v in d.items() if k not in ("image_path", "image_size")}
-        rec.setdefault("id", f"{f.stem}-{i}")
-        if "image_path" not in d: raise SourceError(f"{where}: missing field 'image_path'")
-        rec["img_filename"] = d["image_path"]
-        if d.get("image_size") is not None: rec["img_size"] = d["image_size"]
-        if bt == "bbox":
-            if not isinstance(coords, (list, tuple)) or len(coords) != 4:
-                raise SourceError(f"{where}: bbox box_coordinates must be [x,y,w,h], got {coords!r}")
-            x, y, w, h = coords
-            if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in coords): raise SourceError(f"{where}: non-numeric box_coordinates {coords!r}")
-            if w < 0 or h < 0: raise SourceError(f"{where}: negative width/height in box_coordinates {coords!r} (expected [x,y,w,h])")
-            rec.update(box_type="bbox", bbox=[x, y, x + w, y + h])
-        elif bt == "polygon": rec.update(box_type="polygon", polygon=_polygon(coords, where))
-        elif bt == "refusal": rec.update(box_type="refusal")
-        else: raise SourceError(f"{where}: box_type must be 'bbox', 'polygon' or 'refusal', got {bt!r}")
-        try: s = GroundingSample.from_dict(rec)
-        except RecordError as e: raise SourceError(f"{where}: {e}") from None
-        if s.id in seen: raise SourceError(f"{where}: duplicate id {s.id!r} (first in {seen[s.id]})")
-        seen[s.id] = where
-        ip = _resolve_image(s.img_filename, img_dir, where, check_images)
-        if ip: s.extra["img_path"] = ip
-        out.append(s)
-    return out
+    if not f.is_file(): raise SourceError(f"{f}: file not found")
+    return _load_files([f], _image_dir(images, f.parent, "images"), check_images,
+                       lambda d, did, _: from_osworld_g(d, did, box_format))
 
 # %% ../../../nbs/grounding/01_sources.ipynb #4ff75024
 def target_area_frac(s: GroundingSample) -> float | None:

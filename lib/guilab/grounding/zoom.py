@@ -12,17 +12,15 @@ from typing import Any, Callable
 
 from PIL import Image
 
-from ..bench import benchmark
+from ..regions import NORM, point_in_box, point_in_polygon, box_area, box_iou, box_contains, box_center
 
 # %% auto #0
-__all__ = ['NORM', 'UPSCALE', 'MAX_PIXELS', 'MAX_CROPS', 'MAX_CROPS_PER_TURN', 'FORMAT_RETRIES', 'FORMAT_RETRIES_MCQ',
-           'MAX_TURNS', 'ORIGINAL_NAME', 'SYSTEM_TEMPLATE', 'ZoomError', 'point_in_box', 'point_in_polygon', 'box_area',
-           'box_iou', 'box_contains', 'upscale_size', 'crop_and_upscale', 'Crop', 'ZoomSession', 'CropAction', 'Answer',
-           'Refusal', 'FormatError', 'parse_reply', 'to_data_uri', 'initial_messages', 'crop_feedback',
-           'correction_message', 'run_episode', 'bench_zoom_crop_4k']
+__all__ = ['UPSCALE', 'MAX_PIXELS', 'MAX_CROPS', 'MAX_CROPS_PER_TURN', 'FORMAT_RETRIES', 'FORMAT_RETRIES_MCQ', 'MAX_TURNS',
+           'ORIGINAL_NAME', 'SYSTEM_TEMPLATE', 'ZoomError', 'upscale_size', 'crop_and_upscale', 'Crop', 'ZoomSession',
+           'CropAction', 'Answer', 'Refusal', 'FormatError', 'answer_scale', 'parse_reply', 'to_data_uri',
+           'initial_messages', 'crop_feedback', 'correction_message', 'run_episode']
 
 # %% ../../../nbs/grounding/00_zoom.ipynb #8f6b09b7
-NORM = 1000                # normalised coordinate range [0, NORM]
 UPSCALE = 4                # LANCZOS up-scale factor of a crop (LBS 方法: 4×)
 MAX_PIXELS = 4_000_000     # cap on the returned crop's w*h (LBS: 4M pixels)
 MAX_CROPS = 3              # crops per sample
@@ -34,47 +32,6 @@ ORIGINAL_NAME = "screenshot.png"
 
 class ZoomError(ValueError):
     "A call of the zoom API that breaks the protocol: unknown image, bad box, or a crop budget exceeded."
-
-# %% ../../../nbs/grounding/00_zoom.ipynb #11e3c651
-def point_in_box(x: float, y: float,  # point, pixels
-                 box,                 # [x1, y1, x2, y2], pixels
-                ) -> bool:
-    "True when (x, y) lies in `box`, bounds inclusive (DESIGN §4). Non-finite points are outside."
-    if not (math.isfinite(x) and math.isfinite(y)): return False
-    x1, y1, x2, y2 = box
-    return x1 <= x <= x2 and y1 <= y <= y2
-
-def _on_segment(x, y, ax, ay, bx, by, eps=1e-9) -> bool:
-    cross = (bx - ax) * (y - ay) - (by - ay) * (x - ax)
-    if abs(cross) > eps * max(1.0, math.hypot(bx - ax, by - ay)): return False
-    return min(ax, bx) - eps <= x <= max(ax, bx) + eps and min(ay, by) - eps <= y <= max(ay, by) + eps
-
-def point_in_polygon(x: float, y: float,  # point, pixels
-                     poly,                # [[x, y], ...] vertices, pixels (>= 3)
-                    ) -> bool:
-    "Even-odd ray casting (DESIGN §4); points on an edge count as inside, like the inclusive box test."
-    if not (math.isfinite(x) and math.isfinite(y)): return False
-    n = len(poly); inside = False
-    for i in range(n):
-        (ax, ay), (bx, by) = poly[i - 1], poly[i]
-        if _on_segment(x, y, ax, ay, bx, by): return True
-        if (ay > y) != (by > y) and x < (bx - ax) * (y - ay) / (by - ay) + ax: inside = not inside
-    return inside
-
-def box_area(b) -> float:
-    "Area of `[x1,y1,x2,y2]` (0 when empty)."
-    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
-
-def box_iou(a, b) -> float:
-    "Intersection over union of two `[x1,y1,x2,y2]` boxes (0 when both are empty)."
-    iw, ih = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
-    inter = max(0.0, iw) * max(0.0, ih)
-    union = box_area(a) + box_area(b) - inter
-    return inter / union if union > 0 else 0.0
-
-def box_contains(outer, inner) -> bool:
-    "True when box `inner` lies inside box `outer` (bounds inclusive)."
-    return outer[0] <= inner[0] and outer[1] <= inner[1] and inner[2] <= outer[2] and inner[3] <= outer[3]
 
 # %% ../../../nbs/grounding/00_zoom.ipynb #697fb987
 def upscale_size(w: int, h: int,                  # crop size in parent pixels
@@ -238,10 +195,12 @@ class CropAction:
 
 @dataclass
 class Answer:
-    "A final point, [0,1000] normalised coordinates of the ORIGINAL image."
+    "A final point, [0,1000] normalised coordinates of the ORIGINAL image (a box answer: its centre, the box in `box`)."
     x: float
     y: float
-    def to_dict(self) -> dict: return {"type": "answer", "x": self.x, "y": self.y}
+    box: list | None = field(default=None, compare=False)   # [x1,y1,x2,y2] in [0,1000] when the reply gave a box
+    def to_dict(self) -> dict:
+        return {"type": "answer", "x": self.x, "y": self.y, **({"box": list(self.box)} if self.box is not None else {})}
 
 @dataclass
 class Refusal:
@@ -263,6 +222,9 @@ _KEY_RE = re.compile(r"""\s*['"]?([A-Za-z_][A-Za-z_0-9]*)['"]?\s*[=:](?!=)""")
 _POINT_RES = [re.compile(rf"click\s*\(\s*(?:x\s*=\s*)?({_NUM})\s*,\s*(?:y\s*=\s*)?({_NUM})\s*\)", re.I),
               re.compile(rf"\[\s*({_NUM})\s*,\s*({_NUM})\s*\]"),
               re.compile(rf"\(\s*({_NUM})\s*,\s*({_NUM})\s*\)")]
+_SEP = r"[\s,()\[\]]+"
+_BOX_RES = [re.compile(rf"(?:<\|box_start\|>|<box>)[\s\[(]*({_NUM}){_SEP}({_NUM}){_SEP}({_NUM}){_SEP}({_NUM})[\s\])]*(?:<\|box_end\|>|</box>)", re.I),
+            re.compile(rf"\[\s*({_NUM})\s*,\s*({_NUM})\s*,\s*({_NUM})\s*,\s*({_NUM})\s*\]")]
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
 _REFUSE_RE = re.compile(r"\b(refuse[sd]?|refusal|not present|not exist|does not exist|doesn't exist|no such (?:element|button|item|target)"
                         r"|not found|cannot be found|can't be found|unable to (?:find|locate)|infeasible)\b", re.I)
@@ -380,11 +342,38 @@ def _json_calls(text: str, max_tries: int = 200) -> list[tuple[int, CropAction |
         i = text.find("{", i + 1)
     return out
 
+def answer_scale(raw) -> tuple[list[float], str] | str:
+    """The numbers of one answer (point or box) on the [0,1000] scale, and the scale they were written on:
+    `(values, "norm" | "fraction")`; or an error message when they are not finite or the scale is ambiguous.
+    `raw` are the numbers as written (strings). See the rule in the text above."""
+    vals = [_num(r) for r in raw]
+    if any(v is None for v in vals): return "answer coordinates must be finite numbers"
+    unit = [0 <= v <= 1 for v in vals]
+    dec = [bool(re.search(r"[.eE]", str(r))) for r in raw]
+    if all(unit) and all(dec): return [v * NORM for v in vals], "fraction"
+    if all(unit) and any(dec):
+        return (f"ambiguous answer [{', '.join(str(r).strip() for r in raw)}]: fractions of the image mixed with integers; "
+                f"give [x,y] in [0,{NORM}] normalised coordinates of the original image")
+    return vals, "norm"
+
+def _answer(raw, written: str) -> list | FormatError:
+    "An Answer (point, or box centre) or a Refusal from the matched numbers; FormatError when out of range or ambiguous."
+    if all(_num(r) == -1 for r in raw): return [Refusal("[" + ",".join(["-1"] * len(raw)) + "]")]
+    sc = answer_scale(raw)
+    if isinstance(sc, str): return FormatError(sc)
+    v, _ = sc
+    if not all(0 <= c <= NORM for c in v):
+        return FormatError(f"answer {written.strip()[:60]} outside [0,{NORM}]: give [x,y] in normalised coordinates of the original image")
+    if len(v) == 2: return [Answer(v[0], v[1])]
+    if not (v[0] <= v[2] and v[1] <= v[3]): return FormatError(f"answer box {written.strip()[:60]} needs x1 <= x2 and y1 <= y2")
+    cx, cy = box_center(v)
+    return [Answer(cx, cy, box=v)]
+
 def parse_reply(text: str,  # one assistant reply (any text)
                ) -> list | FormatError:
     """Actions of one reply: `[CropAction, ...]`, `[Answer]` or `[Refusal]`; or a `FormatError` (never raises).
-    Coordinates are [0,1000] normalised (crop: of the named image; answer: of the original). Budgets are not
-    checked here (see `ZoomSession.check_turn`)."""
+    Coordinates are [0,1000] normalised (crop: of the named image; answer: of the original; fractions and boxes are
+    converted as the text above says). Budgets are not checked here (see `ZoomSession.check_turn`)."""
     if not isinstance(text, str): return FormatError(f"reply must be text, got {type(text).__name__}")
     found: list[tuple[int, CropAction | str]] = []
     for m in _CALL_RE.finditer(text):
@@ -401,17 +390,12 @@ def parse_reply(text: str,  # one assistant reply (any text)
         return acts
     tags = _ANSWER_TAG.findall(text)
     scope = tags[-1] if tags else text
-    best = None
-    for rx in _POINT_RES:
-        for m in rx.finditer(scope):
-            if best is None or m.start() > best.start(): best = m
-    if best is not None:
-        x, y = _num(best.group(1)), _num(best.group(2))
-        if x is None or y is None: return FormatError("answer coordinates must be finite numbers")
-        if x == -1 and y == -1: return [Refusal("[-1,-1]")]
-        if not (0 <= x <= NORM and 0 <= y <= NORM):
-            return FormatError(f"answer [{_fmt(x)},{_fmt(y)}] outside [0,{NORM}]: give [x,y] in normalised coordinates of the original image")
-        return [Answer(x, y)]
+    for res in (_BOX_RES, _POINT_RES):          # boxes first: a box's corners are never read as points
+        best = None
+        for rx in res:
+            for m in rx.finditer(scope):
+                if best is None or m.start() > best.start(): best = m
+        if best is not None: return _answer(best.groups(), best.group(0))
     m = _REFUSE_RE.search(scope)
     if m: return [Refusal(m.group(0))]
     return FormatError("no crop_image(...) action and no final answer [x,y] found")
@@ -509,17 +493,3 @@ def run_episode(session_or_image,            # a ZoomSession or a PIL image (the
         messages.append(crop_feedback(s, made, encode=enc, turns_left=max_turns - t - 1))
     traj["messages_len"] = len(messages)
     return traj
-
-# %% ../../../nbs/grounding/00_zoom.ipynb #be5fa155
-@benchmark("grounding.zoom", unit="crops/s", goal=">= 5")
-def bench_zoom_crop_4k(quick: bool = False) -> float:
-    "Crops per second: 960x540 region of a 3840x2160 image, LANCZOS up-scaled to the 4 MP cap."
-    from PIL import ImageDraw
-    img = Image.new("RGB", (3840, 2160), "white"); d = ImageDraw.Draw(img)
-    for i in range(0, 3840, 40): d.line([(i, 0), (3840 - i, 2160)], fill=(i % 256, 80, 160), width=3)
-    n = 3 if quick else 20
-    t = time.perf_counter()
-    for k in range(n):
-        s = ZoomSession(img)
-        s.crop(ORIGINAL_NAME, 250 + k, 250, 500 + k, 500)
-    return n / (time.perf_counter() - t)

@@ -209,23 +209,3 @@ def export_hf(out: str | os.PathLike) -> Path:
     dd = datasets.DatasetDict({k: datasets.Dataset.from_list(v) for k, v in rows.items() if v})
     dd.save_to_disk(str(out / "hf"))
     return out / "hf"
-
-# %% ../../../nbs/pagebench/02_build.ipynb #7093d348
-def _bench_build(quick: bool = False) -> list[dict]:
-    import shutil, tempfile
-    from guilab.pagebench.problems import load_problems, generate_problems
-    probs = load_problems("euclid")[: 4 if quick else 43] + generate_problems(6 if quick else 60, 0)
-    d = Path(tempfile.mkdtemp())
-    try:
-        t = time.perf_counter(); st = build(probs, d, progress=False); dt = time.perf_counter() - t
-    finally: shutil.rmtree(d, ignore_errors=True)
-    aps = st["actions"] / dt
-    return [{"name": "build problems/s (screenshots)", "value": len(probs) / dt, "unit": "problems/s"},
-            {"name": "build actions/s (screenshots)", "value": aps, "unit": "actions/s"},
-            {"name": "PNG bytes per action", "value": st["png_bytes"] / max(st["actions"], 1), "unit": "bytes"},
-            {"name": "projected PAGE-Bench-scale build, 2 workers", "value": 224_497 / (2 * aps) / 60, "unit": "min", "goal": "<= 30"}]
-
-def _register_bench():
-    from guilab.bench import benchmark
-    benchmark("pagebench.build", name="build")(_bench_build)
-_register_bench()

@@ -13,7 +13,8 @@ import numpy as np
 
 from ..core import Problem, rng as _rng
 from ..geo.kernel import Construction, GeoCommandError, parse_command, eval_number
-from ..geo.canvas import GeoGUI, TOOLS, INPUT_KINDS, find_tool, in_box
+from ..geo.canvas import GeoGUI, TOOLS, INPUT_KINDS, find_tool
+from ..regions import point_in_box
 
 # %% auto #0
 __all__ = ['build_reference', 'construction_graph', 'subtask_order', 'depths', 'rename_labels', 'rename', 'ToolRoute',
@@ -189,7 +190,7 @@ def tool_plans(gui: GeoGUI, route: ToolRoute, mapping: dict, max_plans: int = 4)
     if route.at is not None:
         px, py = gui.world_to_pixel(*route.at)
         box = gui.widget_bbox("canvas")
-        return [head + [_draw(px, py)]] if in_box(box, px, py) else []
+        return [head + [_draw(px, py)]] if point_in_box(px, py, box) else []
     seqs = [[]]
     inputs = [mapping.get(l, l) for l in route.inputs] + ([mapping.get(route.inputs[0], route.inputs[0])] if route.close_polygon else [])
     for l in inputs:

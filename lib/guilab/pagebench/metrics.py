@@ -12,11 +12,12 @@ from typing import Iterable
 import numpy as np
 
 from ..core import ACTION_TYPES, CATEGORIES
+from ..regions import point_box_distance, point_distance
 
 # %% auto #0
-__all__ = ['METRICS', 'TAU', 'param_ok', 'is_valid_action', 'task_metrics', 'problem_metrics', 'mps', 'score',
-           'score_by_category', 'synthetic_records', 'build_tolerant', 'signatures', 'f1', 'otc_detail', 'otc', 'frs',
-           'overall']
+__all__ = ['METRICS', 'TAU', 'param_distance', 'param_tolerance', 'param_ok', 'is_valid_action', 'task_metrics',
+           'problem_metrics', 'mps', 'score', 'score_by_category', 'build_tolerant', 'signatures', 'f1', 'otc_detail',
+           'otc', 'frs', 'overall']
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #07918f2f
 def _xy(a: dict, kx: str = "x", ky: str = "y"):
@@ -26,32 +27,50 @@ def _xy(a: dict, kx: str = "x", ky: str = "y"):
     if not (math.isfinite(x) and math.isfinite(y)): return None
     return x, y
 
+def param_distance(a: dict,   # predicted action (any dict)
+                   g: dict,   # ground-truth step (DESIGN §2)
+                  ) -> tuple[float, ...] | None:
+    """How far `a`'s parameters are from `g`'s target, judged with `g`'s criterion whatever `a`'s type (DESIGN §4):
+    one distance per parameter, screenshot pixels — click: point-to-box distance (`guilab.regions.point_box_distance`,
+    exactly 0.0 inside, bounds inclusive); draw: distance to the point; drag: both end points' distances; type / key:
+    0.0 when equal (after strip + casefold / ignoring case), else inf; done: `()`. `None` when a parameter `g` needs
+    is missing or not a finite number / a string. Raises `ValueError` for an unknown ground-truth type.
+    `param_ok` and the GRPO parameter reward (`guilab.train.grpo.reward_terms`) both read this."""
+    t = g["type"]
+    if t == "click":
+        p = _xy(a)
+        return None if p is None else (point_box_distance(p[0], p[1], g["bbox"]),)
+    if t == "draw":
+        p = _xy(a)
+        return None if p is None else (point_distance(p[0], p[1], *g["point"]),)
+    if t == "drag":
+        p, q = _xy(a), _xy(a, "x2", "y2")
+        if p is None or q is None: return None
+        return point_distance(p[0], p[1], *g["point"]), point_distance(q[0], q[1], *g["point2"])
+    if t == "type":
+        s = a.get("text")
+        return None if not isinstance(s, str) else (0.0 if s.strip().casefold() == str(g["text"]).strip().casefold() else math.inf,)
+    if t == "key":
+        k = a.get("key")
+        return None if not isinstance(k, str) else (0.0 if k.strip().lower() == str(g["key"]).strip().lower() else math.inf,)
+    if t == "done": return ()
+    raise ValueError(f"ground-truth step has unknown type {t!r}")
+
+def param_tolerance(g: dict,              # ground-truth step
+                    tol_px: float = 5.0,  # draw/drag tolerance, screenshot pixels
+                   ) -> float:
+    "The largest `param_distance` that is still ok for `g`: `tol_px` for draw and drag, 0 for click (inside the box) and the rest."
+    return tol_px if g["type"] in ("draw", "drag") else 0.0
+
 def param_ok(a: dict,          # predicted action (any dict; malformed ones are simply not ok)
              g: dict,          # ground-truth step (DESIGN §2)
              tol_px: float = 5.0,  # draw/drag tolerance in screenshot pixels
             ) -> bool:
-    "DESIGN §4 `param_ok`: `a`'s parameters judged with `g`'s criterion, whatever `a`'s type."
-    t = g["type"]
-    if t == "click":
-        p = _xy(a)
-        if p is None: return False
-        x1, y1, x2, y2 = g["bbox"]
-        return x1 <= p[0] <= x2 and y1 <= p[1] <= y2
-    if t == "draw":
-        p = _xy(a)
-        return p is not None and math.hypot(p[0] - g["point"][0], p[1] - g["point"][1]) <= tol_px
-    if t == "drag":
-        p, q = _xy(a), _xy(a, "x2", "y2")
-        return (p is not None and q is not None and math.hypot(p[0] - g["point"][0], p[1] - g["point"][1]) <= tol_px
-                and math.hypot(q[0] - g["point2"][0], q[1] - g["point2"][1]) <= tol_px)
-    if t == "type":
-        s = a.get("text")
-        return isinstance(s, str) and s.strip().casefold() == str(g["text"]).strip().casefold()
-    if t == "key":
-        k = a.get("key")
-        return isinstance(k, str) and k.strip().lower() == str(g["key"]).strip().lower()
-    if t == "done": return True
-    raise ValueError(f"ground-truth step has unknown type {t!r}")
+    "DESIGN §4 `param_ok`: every `param_distance` of `a` within `param_tolerance(g, tol_px)`; a missing parameter is not ok."
+    d = param_distance(a, g)
+    if d is None: return False
+    tol = param_tolerance(g, tol_px)
+    return all(v <= tol for v in d)
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #bdc45822
 def is_valid_action(a) -> bool:
@@ -128,43 +147,6 @@ def score_by_category(records: Iterable[dict],   # PAGE evaluation records
         sel = [m for pid, m in per.items() if c in categories.get(pid, ())]
         out[c] = _aggregate(sel) if sel else {**{k: float("nan") for k in (*METRICS, "MPS")}, "problems": 0}
     return out
-
-# %% ../../../nbs/pagebench/03_metrics.ipynb #8d326d78
-def synthetic_records(n_actions: int = 224_497, n_tasks: int = 53_277, n_problems: int = 4_906, seed: int = 0) -> list[dict]:
-    "PAGE evaluation records of a given size with mixed click/draw/type/key steps and noisy predictions (for benchmarks)."
-    from guilab.core import rng as _rng
-    g = _rng(seed, "synthetic_records")
-    task_sizes = np.full(n_tasks, n_actions // n_tasks); task_sizes[: n_actions - task_sizes.sum()] += 1
-    prob_of_task = np.sort(g.integers(0, n_problems, n_tasks))
-    kinds = g.choice(["click", "draw", "type", "key"], size=n_actions, p=[0.45, 0.43, 0.06, 0.06])
-    xy = g.uniform(0, 1280, size=(n_actions, 2)); noise = g.normal(0, 4, size=(n_actions, 2))
-    recs = [{"id": f"p{i}", "tasks": []} for i in range(n_problems)]
-    k = 0
-    for t, (size, pid) in enumerate(zip(task_sizes, prob_of_task)):
-        gt, pred = [], []
-        for _ in range(size):
-            x, y = xy[k]; kind = kinds[k]
-            if kind == "click": gt.append({"type": "click", "bbox": [x - 10, y - 8, x + 10, y + 8]})
-            elif kind == "draw": gt.append({"type": "draw", "point": [x, y]})
-            elif kind == "type": gt.append({"type": "type", "text": "Circle(A,B)"})
-            else: gt.append({"type": "key", "key": "Enter"})
-            pred.append({"type": kind, "x": float(x + noise[k, 0]), "y": float(y + noise[k, 1]), "text": "circle(a,b)", "key": "Enter"})
-            k += 1
-        recs[pid]["tasks"].append({"task": f"t{t}", "gt": gt, "pred": pred[: len(pred) - (t % 7 == 0)]})
-    return recs
-
-def _bench_score(quick: bool = False) -> list[dict]:
-    import time
-    recs = synthetic_records(*((22_450, 5_328, 491) if quick else (224_497, 53_277, 4_906)))
-    n = sum(len(t["gt"]) for r in recs for t in r["tasks"])
-    t0 = time.perf_counter(); score(recs); dt = time.perf_counter() - t0
-    return [{"name": f"score {n:,} actions", "value": dt, "unit": "s", "goal": "<= 2 (224,497 actions)"},
-            {"name": "score throughput", "value": n / dt, "unit": "actions/s", "goal": ""}]
-
-def _register_bench():
-    from guilab.bench import benchmark
-    benchmark("pagebench.metrics", name="score")(_bench_score)
-_register_bench()
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #2d71fbcd
 from scipy.optimize import linear_sum_assignment

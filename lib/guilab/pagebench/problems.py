@@ -16,7 +16,7 @@ __all__ = ['DIFFICULTY_STEPS', 'MULTI_STEP', 'KERNEL_RELATIONS', 'EXTRA_RELATION
            'LETTERS', 'MAX_ASPECT', 'CATEGORY_ALIASES', 'cmd_labels', 'dependent_steps', 'difficulty_for', 'CheckError',
            'parse_check', 'check_relations', 'inside_window', 'conditioning', 'validate_problem', 'describe_given',
            'euclid_problems', 'Redraw', 'generate_problem', 'generate_problems', 'map_category', 'pagebench_record',
-           'load_pagebench', 'save_problems', 'load_problems', 'problem_stats', 'bench_generate', 'bench_validate']
+           'load_pagebench', 'save_problems', 'load_problems', 'problem_stats']
 
 # %% ../../../nbs/pagebench/00_problems.ipynb #a7b775a7
 DIFFICULTY_STEPS = (4, 10)  # easy <= 4 dependent steps < medium <= 10 < hard
@@ -445,13 +445,13 @@ def _euclid_table() -> list[dict]:
         method="DF at right angles to EA (I.11) is the PerpendicularLine tool.")
     add("III.20", "In the circle with centre E, the angle BEC at the centre and the angle BAC at the circumference stand on the same arc BC: construct and measure them; the angle at the centre is double.",
         ["E", "c", "A", "B", "C"],
-        ["E=(0,0)", "c=Circle(E,4)", "A=Point(c,0.3)", "B=Point(c,0.62)", "C=Point(c,0.92)", "f=Segment(B,E)",
+        ["E=(0,0)", "c=Circle(E,4)", "A=Point(c,0.8)", "B=Point(c,0.12)", "C=Point(c,0.42)", "f=Segment(B,E)",
          "g=Segment(E,C)", "h=Segment(B,A)", "i=Segment(A,C)", "α=Angle(B,E,C)", "β=Angle(B,A,C)"],
         ["double_angle(B,E,C,B,A,C)", "incident(A,c)"], "9",
         dict(xmin=-5, xmax=5, ymin=-5, ymax=5), ["measurement_annotation"], kind="theorem figure")
     add("III.21", "In the circle ABCDE the angles BAD and BED stand in the same segment: construct and measure them; they are equal.",
         ["O", "c", "A", "B", "D", "E"],
-        ["O=(0,0)", "c=Circle(O,4)", "A=Point(c,0.2)", "E=Point(c,0.35)", "B=Point(c,0.6)", "D=Point(c,0.92)",
+        ["O=(0,0)", "c=Circle(O,4)", "A=Point(c,0.7)", "E=Point(c,0.85)", "B=Point(c,0.1)", "D=Point(c,0.42)",
          "f=Segment(B,A)", "g=Segment(A,D)", "h=Segment(B,E)", "i=Segment(E,D)", "α=Angle(B,A,D)", "β=Angle(B,E,D)"],
         ["equal_angle(B,A,D,B,E,D)"], "9",
         dict(xmin=-5, xmax=5, ymin=-5, ymax=5), ["measurement_annotation"], kind="theorem figure")
@@ -473,7 +473,7 @@ def _euclid_table() -> list[dict]:
         method="E bisects CD (I.10, Midpoint tool); EA at right angles (I.11) is the PerpendicularLine tool.")
     add("III.31", "In the circle with centre E and diameter BC take A on the circumference: construct and measure the angle BAC in the semicircle; it is right.",
         ["E", "B", "c"],
-        ["E=(0,0)", "B=(-5,0)", "c=Circle(E,B)", "l=Line(B,E)", "C=Intersect(l,c,2)", "A=Point(c,0.15)",
+        ["E=(0,0)", "B=(-5,0)", "c=Circle(E,B)", "l=Line(B,E)", "C=Intersect(l,c,2)", "A=Point(c,0.65)",
          "j=Segment(B,A)", "k=Segment(A,C)", "α=Angle(B,A,C)", "txt=Text(\"angle in a semicircle\", A)"],
         ["perpendicular(j,k)", "angle_is(B,A,C,90)", "value_is(α,90)"], "8",
         dict(xmin=-6, xmax=6, ymin=-6, ymax=6), ["measurement_annotation"], kind="theorem figure")
@@ -489,8 +489,8 @@ def _euclid_table() -> list[dict]:
     cp, Z, ray = _copy_angle("D_1", "D", "D_2", "B", "F", 1, 1)
     add("III.34", "From the given circle cut off a segment admitting an angle equal to the given rectilineal angle D.",
         ["O", "c", "D", "D_1", "D_2"],
-        ["O=(0,0)", "c=Circle(O,4)", "D=(7,3)", "D_1=(9,3)", "D_2=(7.5,5)", "B=Point(c,0.75)", "r=Segment(O,B)",
-         "e=PerpendicularLine(B,r)", "F=Point(e,1)", *cp, f"C=Intersect({ray},c,2)", "A=Point(c,0.3)", "f=Segment(B,C)",
+        ["O=(0,0)", "c=Circle(O,4)", "D=(7,3)", "D_1=(9,3)", "D_2=(7.5,5)", "B=Point(c,0.25)", "r=Segment(O,B)",
+         "e=PerpendicularLine(B,r)", "F=Point(e,1)", *cp, f"C=Intersect({ray},c,2)", "A=Point(c,0.8)", "f=Segment(B,C)",
          "g=Segment(B,A)", "h=Segment(A,C)", "α=Angle(B,A,C)"],
         ["equal_angle(B,A,C,D_1,D,D_2)", "tangent(e,c)", "incident(C,c)"], "10",
         dict(xmin=-6, xmax=10.5, ymin=-6, ymax=6.5), ["auxiliary_construction", "multi_object_composition"],
@@ -522,7 +522,7 @@ def _euclid_table() -> list[dict]:
     c2, Z2, r2 = _copy_angle("D", "F", "E", "A", "G", 2, 2)
     add("IV.2", "In the given circle inscribe a triangle equiangular with the given triangle DEF.",
         ["O", "c", "D", "E", "F"],
-        ["O=(0,0)", "c=Circle(O,4)", "D=(7,4)", "E=(6,1)", "F=(10,1)", "A=Point(c,0.75)", "r=Segment(O,A)",
+        ["O=(0,0)", "c=Circle(O,4)", "D=(7,4)", "E=(6,1)", "F=(10,1)", "A=Point(c,0.25)", "r=Segment(O,A)",
          "t=PerpendicularLine(A,r)", "H=Point(t,0.6)", "G=Point(t,-0.6)", *c1, f"C=Intersect({r1},c,2)", *c2,
          f"B=Intersect({r2},c,2)", "t1=Polygon(A,B,C)"],
         ["equal_angle(A,B,C,D,E,F)", "equal_angle(A,C,B,D,F,E)", "equal_angle(B,A,C,E,D,F)", "incident(B,c)", "incident(C,c)"], "10",
@@ -533,7 +533,7 @@ def _euclid_table() -> list[dict]:
     add("IV.3", "About the given circle circumscribe a triangle equiangular with the given triangle DEF.",
         ["K", "c", "D", "E", "F"],
         ["K=(0,0)", "c=Circle(K,2.5)", "D=(8.5,5)", "E=(7,1)", "F=(11.5,1)", "l=Line(E,F)", "G=Point(l,-0.4)",
-         "H=Point(l,1.2)", "B=Point(c,0.3)", *c1, f"A=Intersect({r1},c,2)", *c2, f"C=Intersect({r2},c,2)",
+         "H=Point(l,1.2)", "B=Point(c,0.8)", *c1, f"A=Intersect({r1},c,2)", *c2, f"C=Intersect({r2},c,2)",
          "a=Segment(K,A)", "b=Segment(K,B)", "d=Segment(K,C)", "p=PerpendicularLine(A,a)", "q=PerpendicularLine(B,b)",
          "n=PerpendicularLine(C,d)", "M=Intersect(p,q)", "N=Intersect(q,n)", "L=Intersect(n,p)", "t1=Polygon(L,M,N)"],
         ["equal_angle(L,M,N,D,E,F)", "equal_angle(L,N,M,D,F,E)", "equal_angle(M,L,N,E,D,F)", "tangent(p,c)", "tangent(q,c)", "tangent(n,c)"], "11",
@@ -554,7 +554,7 @@ def _euclid_table() -> list[dict]:
         ["incident(B,k)", "incident(C,k)", "equal_length(F,A,F,B)"], "9",
         dict(xmin=-1.5, xmax=7, ymin=-1.5, ymax=6.5), ["auxiliary_construction", "multi_object_composition"],
         method="AB, AC are bisected at D, E (I.10, Midpoint tool); DF, EF at right angles (I.11) with the PerpendicularLine tool.")
-    sq = ["E=(1,1)", "c=Circle(E,4)", "A=Point(c,0.1)", "l=Line(A,E)", "C=Intersect(l,c,2)", "p=PerpendicularLine(E,l)",
+    sq = ["E=(1,1)", "c=Circle(E,4)", "A=Point(c,0.6)", "l=Line(A,E)", "C=Intersect(l,c,2)", "p=PerpendicularLine(E,l)",
           "B=Intersect(p,c,1)", "D=Intersect(p,c,2)"]
     add("IV.6", "In the given circle with centre E inscribe a square.",
         ["E", "c", "A"], sq + ["q1=Polygon(A,B,C,D)"],
@@ -627,7 +627,7 @@ def _euclid_table() -> list[dict]:
         method="The given pentagon is GeoGebra's regular polygon on AB; the angles BCD, CDE are bisected (I.9) with the AngleBisector tool.")
     add("IV.15", "In the given circle with centre G inscribe an equilateral and equiangular hexagon.",
         ["G", "c", "A"],
-        ["G=(0,0)", "c=Circle(G,4)", "A=Point(c,0.3)", "l=Line(A,G)", "D=Intersect(l,c,2)", "h=Circle(D,G)",
+        ["G=(0,0)", "c=Circle(G,4)", "A=Point(c,0.8)", "l=Line(A,G)", "D=Intersect(l,c,2)", "h=Circle(D,G)",
          "C=Intersect(c,h,2)", "E=Intersect(c,h,1)", "m=Line(C,G)", "F=Intersect(m,c,2)", "n=Line(E,G)", "B=Intersect(n,c,2)",
          "poly1=Polygon(A,B,C,D,E,F)"],
         ["equal_length(A,B,B,C)", "equal_length(B,C,C,D)", "equal_length(C,D,D,E)", "equal_length(D,E,E,F)",
@@ -1749,20 +1749,3 @@ def problem_stats(problems: list[Problem]) -> dict:
                 source=dict(Counter(p.source for p in problems)),
                 labels_per_problem=(sum(len(p.categories) for p in problems) / n) if n else math.nan,
                 steps_per_problem=(sum(steps) / n) if n else math.nan)
-
-# %% ../../../nbs/pagebench/00_problems.ipynb #f14655d4
-from ..bench import benchmark, timeit
-
-@benchmark("pagebench.problems", unit="problems/s", goal=">= 500")
-def bench_generate(quick: bool = False) -> float:
-    "Generated problems per second (seed 0)."
-    n = 50 if quick else 500
-    k = iter(range(10 ** 9))
-    return timeit(lambda: generate_problem(0, next(k)), n)
-
-@benchmark("pagebench.problems", unit="problems/s", goal=">= 100")
-def bench_validate(quick: bool = False) -> float:
-    "Problems validated per second with the kernel (build, window, conditioning, checks)."
-    ps = generate_problems(20 if quick else 200, 0)
-    it = iter(ps * 2)
-    return timeit(lambda: validate_problem(next(it)), len(ps))

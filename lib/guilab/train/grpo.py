@@ -12,7 +12,7 @@ import numpy as np
 from ..core import read_jsonl
 from ..geo.canvas import GeoGUI
 from ..pagebench.build import gt_step
-from ..pagebench.metrics import param_ok, _xy   # _xy: an action's finite (x, y), as PA reads it
+from ..pagebench.metrics import param_ok, param_distance, param_tolerance
 from ..pager.prompts import parse_action, format_action
 from .sft import (example, to_model_image, model_image_size, load_policy_model, save_checkpoint,
                               CurvesCallback, config_key, finished, last_checkpoint, trim_curves,
@@ -24,32 +24,22 @@ __all__ = ['reward_terms', 'completion_text', 'replay_gui', 'make_reward_funcs',
 
 # %% ../../../nbs/train/03_grpo.ipynb #1a89060c
 def _ramp(d: float, tol: float, ramp: float) -> float:
-    return 1.0 if d <= tol else max(0.0, 1.0 - (d - tol) / ramp)
+    if d <= tol: return 1.0
+    return max(0.0, 1.0 - (d - tol) / ramp) if math.isfinite(d) else 0.0
 
 def reward_terms(a,                     # predicted action dict (None / a string: a format error)
                  g: dict,               # ground-truth step (DESIGN §2: type, bbox / point / point2 / text / key)
                  tol_px: float = 5.0,   # full credit radius for draws, screenshot pixels (PA's tolerance)
                  ramp_px: float = 100.0,# distance beyond the box / tolerance at which the parameter term reaches 0, pixels
                 ) -> dict:
-    "`{'type': 0|1, 'param': [0,1]}` for one action (the parameter term is 0 unless the type matches); see the rules above."
+    """`{'type': 0|1, 'param': [0,1]}` for one action (the parameter term is 0 unless the type matches); see the rules
+    above. The parameter term reads the same distances as PA (`guilab.pagebench.metrics.param_distance`): the mean over
+    them of 1 within `param_tolerance(g, tol_px)`, falling linearly to 0 at `ramp_px` beyond it; 0 when a parameter is
+    missing, 1 for `done`. Raises `ValueError` for an unknown ground-truth type."""
     if not isinstance(a, dict) or a.get("type") != g["type"]: return {"type": 0.0, "param": 0.0}
-    t = g["type"]
-    if t == "click":
-        p = _xy(a)
-        if p is None: s = 0.0
-        else:
-            x1, y1, x2, y2 = g["bbox"]
-            d = math.hypot(max(x1 - p[0], 0, p[0] - x2), max(y1 - p[1], 0, p[1] - y2))
-            s = _ramp(d, 0.0, ramp_px)
-    elif t == "draw":
-        p = _xy(a)
-        s = 0.0 if p is None else _ramp(math.hypot(p[0] - g["point"][0], p[1] - g["point"][1]), tol_px, ramp_px)
-    elif t == "drag":
-        p, q = _xy(a), _xy(a, "x2", "y2")
-        s = 0.0 if p is None or q is None else 0.5 * (_ramp(math.hypot(p[0] - g["point"][0], p[1] - g["point"][1]), tol_px, ramp_px)
-                                                   + _ramp(math.hypot(q[0] - g["point2"][0], q[1] - g["point2"][1]), tol_px, ramp_px))
-    elif t in ("type", "key", "done"): s = float(param_ok(a, g))
-    else: raise ValueError(f"ground-truth step has unknown type {t!r}")
+    d = param_distance(a, g)
+    tol = param_tolerance(g, tol_px)
+    s = 0.0 if d is None else 1.0 if not d else sum(_ramp(v, tol, ramp_px) for v in d) / len(d)
     return {"type": 1.0, "param": s}
 
 # %% ../../../nbs/train/03_grpo.ipynb #f2841c30

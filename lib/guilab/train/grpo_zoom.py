@@ -12,8 +12,9 @@ from typing import Any, Callable
 from PIL import Image
 
 from ..core import GroundingSample, JsonlWriter, atomic_write, dumps, read_jsonl, write_jsonl
+from ..regions import NORM, norm_to_px, px_to_norm, box_center
 from ..grounding.zoom import (ZoomSession, ZoomError, Answer, Refusal, FormatError, CropAction, parse_reply,
-                                   MAX_CROPS, MAX_CROPS_PER_TURN, MAX_TURNS, ORIGINAL_NAME, NORM)
+                                   MAX_CROPS, MAX_CROPS_PER_TURN, MAX_TURNS, ORIGINAL_NAME)
 from . import rewards as R
 
 TOOL_SYSTEM = """You are a GUI grounding agent. Task: {instruction}
@@ -118,7 +119,7 @@ def zoom_trajectory(completion,                   # trl completion: list of assi
         if isinstance(p, FormatError): traj["status"] = "format_error"; turns[-1]["error"] = p.message
         elif isinstance(p[0], Answer):
             W, H = size if size is not None else (NORM, NORM)
-            x, y = (sess.to_original(sess.original, p[0].x, p[0].y) if sess is not None else (p[0].x / NORM * W, p[0].y / NORM * H))
+            x, y = (sess.to_original(sess.original, p[0].x, p[0].y) if sess is not None else norm_to_px(p[0].x, p[0].y, (W, H)))
             traj.update(answer=[p[0].x, p[0].y], point=[x, y], status="answer", format_error=False)
         elif isinstance(p[0], Refusal): traj.update(refusal=True, status="refusal", format_error=False)
         else: traj["status"] = "format_error"; turns[-1]["error"] = "crop_image written as text in the final turn, not called as a tool"
@@ -296,8 +297,7 @@ def _with_reply(proc, enc: dict, reply: str) -> dict:
 
 def _warm_reply(s: GroundingSample, size, g, p_crop: float) -> str:
     W, H = size
-    x1, y1, x2, y2 = s.bbox
-    cx, cy = (x1 + x2) / 2 / W * NORM, (y1 + y2) / 2 / H * NORM
+    cx, cy = px_to_norm(*box_center(s.bbox), (W, H))
     if g.random() < p_crop:
         hw = g.uniform(60, 200)
         bx = [max(0, cx - hw), max(0, cy - hw), min(NORM, cx + hw), min(NORM, cy + hw)]

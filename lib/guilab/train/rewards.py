@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from ..grounding.zoom import (parse_reply, Answer, Refusal, FormatError, NORM, point_in_box, point_in_polygon,
-                                   box_iou, box_area, box_contains)
+from ..regions import NORM, point_in_target, norm_to_px, polygon_bounds, box_iou, box_area, box_contains
+from ..grounding.zoom import parse_reply, Answer, Refusal, FormatError
 
 # %% auto #0
 __all__ = ['REDUNDANT_IOU', 'REDUNDANT_PENALTY', 'CROP_COST', 'SMALL_TARGET', 'ZOOM_BONUS', 'COT_NEUTRAL', 'LBS_REWARDS',
@@ -52,8 +52,7 @@ def as_trajectory(completion, img_size=None) -> dict:
     t = {"point": None, "refusal": False, "format_error": True, "crops": [], "img_size": img_size, "turns": [{"reply": text or ""}]}
     if isinstance(p, list) and isinstance(p[0], Answer):
         if img_size is None: raise ValueError("img_size column is needed to score text completions")
-        W, H = img_size
-        t.update(point=[p[0].x / NORM * W, p[0].y / NORM * H], format_error=False)
+        t.update(point=list(norm_to_px(p[0].x, p[0].y, img_size)), format_error=False)
     elif isinstance(p, list) and isinstance(p[0], Refusal): t.update(refusal=True, format_error=False)
     return t
 
@@ -66,17 +65,14 @@ def _items(completions, kw):
         typ = bt[k] or ("refusal" if b is None or list(b) == [-1, -1, -1, -1] else "polygon" if poly[k] is not None else "bbox")
         target = {"box_type": typ, "bbox": None if typ == "refusal" else (list(b) if b is not None else None), "polygon": poly[k],
                   "img_size": size[k] or t.get("img_size"), "instruction": instr[k]}
-        if typ == "polygon" and target["bbox"] is None and poly[k]:
-            xs, ys = [q[0] for q in poly[k]], [q[1] for q in poly[k]]
-            target["bbox"] = [min(xs), min(ys), max(xs), max(ys)]
+        if typ == "polygon" and target["bbox"] is None and poly[k]: target["bbox"] = polygon_bounds(poly[k])
         yield t, target
 
 def _correct(t: dict, g: dict) -> bool:
     if g["box_type"] == "refusal": return bool(t.get("refusal"))
     p = t.get("point")
     if t.get("refusal") or p is None: return False
-    if g["box_type"] == "polygon": return point_in_polygon(float(p[0]), float(p[1]), g["polygon"])
-    return point_in_box(float(p[0]), float(p[1]), g["bbox"])
+    return point_in_target(float(p[0]), float(p[1]), g["box_type"], g["bbox"], g["polygon"])
 
 def _crop_boxes(t: dict) -> list[list[float]]:
     return [list(c["box_original"]) for c in t.get("crops") or []]

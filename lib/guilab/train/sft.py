@@ -12,6 +12,7 @@ import numpy as np
 from PIL import Image
 
 from ..core import Problem, read_jsonl
+from ..regions import resized_size
 from ..geo.canvas import GeoGUI
 from ..pager.prompts import executor_prompt, format_action
 
@@ -24,13 +25,11 @@ __all__ = ['model_image_size', 'to_model_image', 'example', 'iter_step_examples'
 def model_image_size(processor,                 # a Qwen-VL processor (its `image_processor` is read)
                      size: tuple = (1280, 800),  # screenshot (width, height), pixels
                     ) -> tuple[int, int]:
-    "The (width, height) the processor resizes a `size` screenshot to (Qwen2-VL `smart_resize`)."
-    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import smart_resize
+    "The (width, height) the processor resizes a `size` screenshot to (Qwen2-VL `smart_resize`, via `guilab.regions.resized_size`)."
     ip = processor.image_processor
     lo = getattr(ip, "min_pixels", None) or ip.size["shortest_edge"]
     hi = getattr(ip, "max_pixels", None) or ip.size["longest_edge"]
-    h, w = smart_resize(size[1], size[0], factor=ip.patch_size * ip.merge_size, min_pixels=lo, max_pixels=hi)
-    return w, h
+    return resized_size(size, factor=ip.patch_size * ip.merge_size, min_pixels=lo, max_pixels=hi)
 
 def to_model_image(shot,                 # H×W×3 uint8 screenshot or PIL image
                    target: tuple[int, int],  # (width, height) from `model_image_size`

@@ -149,10 +149,6 @@ task("nb-change-kernel-python", "`legacy.ipynb` asks for a kernel that is not in
      [NB("legacy.ipynb", [{"source": "1 + 1"}], kernel="python2-legacy"), OPEN("legacy.ipynb")],
      ev("nb_kernel", NBR("legacy.ipynb"), {"name": "python3"}),
      [K("Escape"), W(0.5), K("Enter"), W(1.5), H("ctrl", "s"), W(0.8)], [], workflow="notebook kernel")
-task("nb-line-numbers", "Show line numbers in notebook code cells.",
-     [NB("lines.ipynb", [{"source": "a = 1\nb = 2"}]), OPEN("lines.ipynb")],
-     ev("setting_equals", SETR("@jupyterlab/notebook-extension:tracker", "codeCellConfig.lineNumbers"), {"value": True}, SLEEP),
-     [P("Show Line Numbers", 1.0)], [], workflow="settings")
 
 # ---------------- the text editor
 task("ed-append-readme", "Append the line `Contact: lab@example.org` at the end of `README.md` and save.",
@@ -213,9 +209,6 @@ task("set-terminal-dark", "Use the dark terminal theme.", [F("README.md", "# Pro
      [P("Use Terminal Theme: Dark", 1.0)], [], workflow="settings")
 
 # ---------------- tabs and layout
-task("lay-simple-interface", "Switch to the Simple Interface (one document at a time).",
-     [F("README.md", "# Project\n"), OPEN("README.md")], ev("layout_mode", LAY, {"mode": "single-document"}, SLEEP),
-     [P("Simple Interface", 1.0)], [], workflow="layout")
 task("lay-hide-left", "Collapse the left sidebar.", [F("README.md", "# Project\n")],
      ev("left_collapsed", LAY, {"collapsed": True}, SLEEP), [H("ctrl", "b"), W(0.6)], [], workflow="layout")
 task("lay-close-all", "Close all open tabs.",
@@ -225,10 +218,6 @@ task("lay-open-two", "Open both `plan.md` and `budget.csv` in tabs.",
      [F("plan.md", "# Plan\n"), F("budget.csv", "item,cost\npens,3\n")],
      ev("open_documents", LAY, {"paths": ["plan.md", "budget.csv"], "subset": True}, SLEEP),
      [O("plan.md"), O("budget.csv")], ['tab "plan.md"', 'tab "budget.csv"'], workflow="layout")
-task("lay-close-other", "Close every tab except `keep.md`.",
-     [F("keep.md", "# Keep\n"), F("x.md", "# X\n"), F("y.md", "# Y\n"), OPEN("x.md"), OPEN("y.md"), OPEN("keep.md")],
-     ev("open_documents", LAY, {"paths": ["keep.md"]}, SLEEP),
-     [P("Close All Other Tabs", 1.0)], [], workflow="layout")
 
 # ---------------- infeasible (JupyterLab cannot do these here): success only when the episode ends with `fail`
 INF = lambda: {"func": "infeasible", "result": None, "expected": None, "postconfig": []}

@@ -1,0 +1,37 @@
+"""`guilab perf`: the speed benchmarks run from the command line in quick mode and write figures/perf.md's table;
+the library never imports them. Nothing here asserts on time (speed is what `guilab perf` reports, not a test)."""
+import re, subprocess
+import grimp
+from conftest import GUILAB
+
+
+def test_guilab_perf_quick_writes_the_table(tmp_path):
+    out = tmp_path / "perf.md"
+    r = subprocess.run([GUILAB, "perf", "--quick", "--only", "core:", "geo.kernel", "pagebench.metrics", "--out", str(out)],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = out.read_text()
+    assert text.startswith("# guilab perf\n") and "quick mode" in text
+    assert "| part | benchmark | value | unit | goal | meets goal | wall s | error |" in text
+    rows = [l.split("|")[1:-1] for l in text.splitlines() if re.match(r"\| (core|geo\.kernel|pagebench\.metrics) \|", l)]
+    got = {(c[0].strip(), c[1].strip()) for c in rows}
+    assert got == {("core", "JsonlWriter append+fsync"), ("core", "read_jsonl"),
+                   ("geo.kernel", "build mixed 29-command construction"),
+                   ("geo.kernel", "move free point (recomputes 20 commands)"), ("geo.kernel", "move free point"),
+                   ("pagebench.metrics", "score 22,450 actions"), ("pagebench.metrics", "score throughput")}, got
+    assert all(c[7].strip() == "" and c[2].strip() != "failed" for c in rows), rows   # no error column filled
+    assert "could not be imported" not in text
+    assert "pinned to CPU" in text or "not pinned" in text
+
+
+def test_old_bench_command_is_gone(tmp_path):
+    r = subprocess.run([GUILAB, "bench"], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2 and "invalid choice" in r.stderr
+
+
+def test_the_library_never_imports_the_benchmarks():
+    g = grimp.build_graph("guilab", cache_dir=None)
+    perf = {m for m in g.modules if m == "guilab.perf" or m.startswith("guilab.perf.")}
+    importers = {i for m in perf for i in g.find_modules_that_directly_import(m)}
+    assert importers - perf <= {"guilab.cli"}, sorted(importers - perf)
+    assert "guilab.bench" not in g.modules
