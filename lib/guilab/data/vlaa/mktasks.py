@@ -222,7 +222,7 @@ task("lay-open-two", "Open both `plan.md` and `budget.csv` in tabs.",
 # ---------------- infeasible (JupyterLab cannot do these here): success only when the episode ends with `fail`
 INF = lambda: {"func": "infeasible", "result": None, "expected": None, "postconfig": []}
 B = [F("analysis.ipynb", json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})), F("README.md", "# Project\n")]
-task("inf-r-kernel", "Switch `analysis.ipynb` to the R kernel.", B, INF(), [{"type": "fail"}], ['"R"'], infeasible=True)
+task("inf-r-kernel", "Switch `analysis.ipynb` to the R kernel.", B, INF(), [{"type": "fail"}], ["IRkernel"], infeasible=True)
 task("inf-french-ui", "Change the JupyterLab interface language to French.", B, INF(), [{"type": "fail"}], ["Français"], infeasible=True)
 task("inf-solarized", "Apply the Solarized Dark theme to JupyterLab.", B, INF(), [{"type": "fail"}], ["Solarized"], infeasible=True)
 task("inf-git-history", "Show the git history of `analysis.ipynb` in the Git sidebar panel.", B, INF(), [{"type": "fail"}], ["Git"], infeasible=True)
@@ -230,7 +230,7 @@ task("inf-docx-export", "Use File ▸ Save and Export Notebook As ▸ Word to ex
 task("inf-trash-restore", "Restore `old_results.csv`, which was deleted last week, from the file browser's trash.", B, INF(), [{"type": "fail"}], ["old_results.csv"], infeasible=True)
 task("inf-colab", "Open `analysis.ipynb` in Google Colab from JupyterLab's menu.", B, INF(), [{"type": "fail"}], ["Colab"], infeasible=True)
 task("inf-spellcheck", "Turn on the built-in spell checker for Markdown cells.", B, INF(), [{"type": "fail"}], ["Spell"], infeasible=True)
-task("inf-kernel-memory", "Set the kernel's memory limit to 64 GB from the Kernel menu.", B, INF(), [{"type": "fail"}], ["64 GB"], infeasible=True)
+task("inf-kernel-memory", "Set the kernel's memory limit to 64 GB from the Kernel menu.", B, INF(), [{"type": "fail"}], ["MemoryLimit 64 GB"], infeasible=True)
 
 for t in T:
     (OUT / f"{t['id']}.json").write_text(json.dumps(t, indent=1, ensure_ascii=False) + "\n")
