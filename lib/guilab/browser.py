@@ -205,7 +205,7 @@ def start_jupyterlab(root_dir: str | os.PathLike | None = None,  # server root; 
         proc.server_log = Path(logf.name).read_text(errors="replace") if Path(logf.name).exists() else ""
         shutil.rmtree(tmp, ignore_errors=True)
 
-# %% ../../nbs/browser/00_browser.ipynb #441797fa
+# %% ../../nbs/browser/00_browser.ipynb #4cd95b1f
 import io, re, threading
 import numpy as np
 import gymnasium as gym
@@ -291,7 +291,7 @@ def check_browser_action(a, width: int, height: int) -> dict:
         if s < 0: raise ValueError(f"wait seconds must be >= 0, got {s}")
     return a
 
-# %% ../../nbs/browser/00_browser.ipynb #e6ec744c
+# %% ../../nbs/browser/00_browser.ipynb #270cc517
 _ABS = re.compile(r"(?<![\w.)\]\}/])(/[A-Za-z_.~-][\w.~/-]*)")
 _DANGER = [(re.compile(p, re.I), why) for p, why in [
     (r"(?<![\w.])\.\.(?:/|\\|$|\s)", "a path that leaves the workspace ('..')"),
@@ -331,7 +331,7 @@ def guard_request(method: str,   # HTTP method
     if m == "DELETE" and re.search(r"/api/(?:terminals|kernels|sessions)/?$", p): return "refused: deleting every session"
     return None
 
-# %% ../../nbs/browser/00_browser.ipynb #12630267
+# %% ../../nbs/browser/00_browser.ipynb #9fc2c8ea
 PROFILE_SETTINGS = {"@jupyterlab/apputils-extension:notification": NOTIFICATION_SETTINGS,
                     "@jupyterlab/filebrowser-extension:browser": {"showLastModifiedColumn": False}}
 
@@ -406,7 +406,7 @@ def apply_config(root: str | os.PathLike,  # the workspace folder (server root)
         else: raise ValueError(f"unknown config step type {t!r} (known: file, folder, notebook, settings, open, command, key, sleep)")
     return later
 
-# %% ../../nbs/browser/00_browser.ipynb #a9405e1f
+# %% ../../nbs/browser/00_browser.ipynb #8ae7dae5
 class BrowserEnv(gym.Env):
     """Real JupyterLab in headless Chromium as a Gymnasium env (see above). Observation `{"screenshot": H×W×3
     uint8 (device pixels), "a11y": str, "url": str}`; actions `BROWSER_ACTION_TYPES` in screenshot pixels;
@@ -488,7 +488,7 @@ class BrowserEnv(gym.Env):
         item = pg.locator(".jp-ModalCommandPalette .lm-CommandPalette-item",
                           has=pg.locator(".lm-CommandPalette-itemLabel", has_text=re.compile("^" + re.escape(label) + "$")))
         for attempt in range(3):   # commands of lazily started plugins appear a moment later
-            inp.fill(""); inp.fill(label.rstrip("…. "))
+            inp.fill("", timeout=5000); inp.fill(label.rstrip("…. "), timeout=5000)
             try: item.first.wait_for(state="visible", timeout=3000); break
             except Exception:
                 if attempt == 2: raise RuntimeError(f"no command labelled {label!r} in the command palette") from None
@@ -567,7 +567,12 @@ class BrowserEnv(gym.Env):
         task = (options or {}).get("task", self.task)
         self.current_task = task
         self.refusals, self._steps, self._over, self._pending_refusal = [], 0, False, None
-        obs = self._run(self._do_reset, task)
+        for attempt in range(3):   # a page that loses the command palette to a slow restore gets a clean retry
+            try: obs = self._run(self._do_reset, task); break
+            except (ValueError, BrowserUnavailable): raise
+            except Exception as e:
+                if attempt == 2: raise RuntimeError(f"reset of task {task.get('id') if task else None} failed 3 times: {type(e).__name__}: {str(e).splitlines()[0]}") from e
+                with contextlib.suppress(Exception): self._run(self.page.keyboard.press, "Escape")
         return obs, self._info(True, f"task {task.get('id') if task else None} loaded")
 
     def step(self, action):
@@ -634,7 +639,7 @@ class BrowserEnv(gym.Env):
 if "guilab/JupyterLab-v0" not in gym.registry:
     gym.register(id="guilab/JupyterLab-v0", entry_point="guilab.browser:BrowserEnv")
 
-# %% ../../nbs/browser/00_browser.ipynb #84cc05dc
+# %% ../../nbs/browser/00_browser.ipynb #01599dd3
 DESCRIBE_JS = """([x, y]) => {
   let e = document.elementFromPoint(x, y);
   while (e && e !== document.body) {
