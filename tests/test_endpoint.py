@@ -6,9 +6,9 @@ import psutil
 import pytest
 from PIL import Image, ImageDraw
 
-from guilab.models.policies import (EndpointError, OpenAIChatPolicy, PolicyError, TransformersPolicy, _get, free_port,
+from guilab.agents.policies import (EndpointError, OpenAIChatPolicy, PolicyError, TransformersPolicy, _get, free_port,
                                     serve_transformers, user_message)
-from guilab.models.tiny import build_tiny_vlm, load_tiny_vlm
+from guilab.agents.tiny import build_tiny_vlm, load_tiny_vlm
 
 
 def _img(colour):
@@ -139,3 +139,45 @@ def test_unset_key_sends_EMPTY(monkeypatch):
     finally:
         srv.shutdown(); srv.server_close()
     assert _Echo.seen == ["Bearer EMPTY"]
+
+
+def test_recipe_served_checkpoint_gives_local_records(tmp_path, capsys):
+    """The README recipe end to end ("Evaluate a checkpoint"): a tiny executor trained for a few SFT steps on one
+    problem's steps (location tokens), evaluated by `guilab pagebench eval` from its folder and through
+    `transformers serve` of the same folder (`policy=URL model=DIR`): the same records, and some replies parse (the
+    endpoint client reads the folder's grammar; before issue 11 every served reply was a format error). A wrong
+    served model name ends in one line."""
+    import json as _json
+    from guilab.cli import main
+    from guilab.core import read_jsonl
+    from guilab.pagebench.build import build
+    from guilab.pagebench.problems import load_problems
+    from guilab.train.sft import load_policy_model, model_image_size, step_examples, train_sft
+    base = build_tiny_vlm(tmp_path / "base", loc_bins=32, tie_embeddings=False, seed=0)
+    probs = load_problems("euclid")[:1]
+    build(probs, tmp_path / "pb", screenshots=False, progress=False)
+    trajs = list(read_jsonl(tmp_path / "pb" / "trajectories.jsonl"))
+    _, proc, _ = load_policy_model(base)
+    ex = step_examples(trajs, probs, model_image_size(proc, tuple(trajs[0].get("size", [1280, 800]))), loc_bins=32,
+                       split=None, progress=False)
+    ckpt = train_sft(base, tmp_path / "sft", ex, {"max_steps": 120, "per_device_train_batch_size": 8, "learning_rate": 3e-3,
+                                                  "lr_scheduler_type": "constant", "logging_steps": 20, "save_steps": 1000},
+                     progress=False)
+    common = ["pagebench", "eval", "--data", str(tmp_path / "pb"), "--split", "all", "--agent", "pager", "--quiet"]
+    assert main([*common, "--out", str(tmp_path / "local.json"), "--option", f"policy={ckpt}", "max_tokens=16"]) == 0
+    with serve_transformers(ckpt) as url:
+        assert main([*common, "--out", str(tmp_path / "served.json"), "--option", f"policy={url}", f"model={ckpt}",
+                     "max_tokens=16"]) == 0
+        capsys.readouterr()
+        rc = main([*common, "--out", str(tmp_path / "x.json"), "--option", f"policy={url}", "model=some/other-model"])
+        err = [l for l in capsys.readouterr().err.splitlines() if l.strip()]
+        assert rc == 2 and len(err) == 1 and "pinned" in err[0], err
+    local, served = (_json.loads((tmp_path / f"{n}.json").read_text()) for n in ("local", "served"))
+    rl, rs = (list(read_jsonl(tmp_path / f"{n}.records.jsonl")) for n in ("local", "served"))
+    assert rs == rl and served["metrics"] == local["metrics"]
+    assert served["agent_info"]["policy"]["backend"] == "OpenAIChatPolicy" and served["agent_info"]["loc_bins"] == 32
+    assert local["agent_info"]["policy"]["backend"] == "TransformersPolicy" and local["agent_info"]["loc_bins"] == 32
+    assert served["agent_spec"]["options"] == {"policy": url, "model": str(ckpt), "max_tokens": 16}
+    preds = [a for r in rs for t in r["tasks"] for a in t["pred"]]
+    assert any(isinstance(a, dict) for a in preds), preds[:5]      # valid grammar replies, read as actions
+    print(f"metrics {served['metrics']}; warnings {served['warnings']}")

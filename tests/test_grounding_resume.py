@@ -140,8 +140,8 @@ def test_sharded_kill_resume_merge(env):
 def test_failed_samples_are_not_written_and_are_retried(env):
     d, data, _ = env
     samples = load_samples(data)[:12]
-    from guilab.grounding.baselines import make_agent
-    oracle, broken = make_agent("oracle"), {"s03", "s08"}
+    from guilab.agents.base import make
+    oracle, broken = make("grounding/oracle"), {"s03", "s08"}
     def flaky(sample, image, seed):
         if sample.id in broken: raise ConnectionError("endpoint down")
         return oracle(sample, image, seed)

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from guilab.grounding.sources import synthetic_gui
-from guilab.models.tiny import build_tiny_vlm
+from guilab.agents.tiny import build_tiny_vlm
 from guilab.train import grpo_zoom as gz
 
 SHORT = "Find: {instruction}. Image {name} {w}x{h}. Crop with crop_image (max {max_crops}, {per_turn} per turn) or answer [x,y] in [0,1000]."

@@ -131,6 +131,7 @@ def test_functions_on_closed_interval_ends():
 def test_touching_graphs_double_root_exact():
     c = Construction.from_commands(["f(x) = (x - 1)^2", "l: y = 0", "A=Intersect(f, l)", "R=Root(f)", "E=Extremum(f)"])
     assert c.coords("A") == (1.0, 0.0) and c.coords("R") == (1.0, 0.0) and c.coords("E") == (1.0, 0.0)
+    assert [o.label for o in c if o.kind == "point"] == ["A", "R", "E"]      # the double root counts once
 
 
 def test_touching_line_is_exact_too():

@@ -67,11 +67,11 @@ def test_zoom_policy_protocol_and_answer_inside_the_box():
 
 
 def test_agents_registered_and_runnable():
-    from guilab.grounding.baselines import make_agent
+    from guilab.agents.base import make
     im, box = _screen("Export", 1000, 1200, px=22)
     smp = GroundingSample(id="x", img_filename="x.png", instruction="Click the 'Export' button", bbox=box, img_size=[3840, 2160])
     for name in ("ocr", "ocr_zoom"):
-        tr = make_agent(name)(smp, im, 0)
+        tr = make(name, namespace="grounding")(smp, im, 0)
         assert tr["status"] == "answer", name
         assert box[0] <= tr["point"][0] <= box[2] and box[1] <= tr["point"][1] <= box[3], (name, tr["point"], box)
-    assert make_agent("ocr")(smp, im, 0)["n_crops"] == 0
+    assert make("grounding/ocr")(smp, im, 0)["n_crops"] == 0

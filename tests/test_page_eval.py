@@ -9,15 +9,14 @@ from guilab.core import read_jsonl
 from guilab.pagebench.problems import load_problems
 from guilab.pagebench.build import build
 from guilab.pagebench.metrics import score
-from guilab.pagebench.agents import load_all
-from guilab.pagebench.evaluate import make_agent
-from guilab.pager.evaluate import closed_loop_records, teacher_forced_records, coordinate_errors
+from guilab.agents.base import make
+from guilab.pagebench.evaluate import closed_loop_records, teacher_forced_records
+from guilab.pagebench.suite import coordinate_errors
 from guilab.pager.agent import PagerAgent, ReplayPolicy, reference_replies
 
 
 @pytest.fixture(scope="module")
 def euclid(tmp_path_factory):
-    load_all()
     out = tmp_path_factory.mktemp("pe")
     probs = {p.id: p for p in load_problems("euclid")}
     build(list(probs.values()), out, screenshots=False, progress=False, workers=2)
@@ -28,7 +27,7 @@ def euclid(tmp_path_factory):
 
 def test_noisy_oracle_sweep(euclid):
     probs, trajs = euclid
-    m = {s: score(closed_loop_records(make_agent("noisy_oracle", sigma=s), trajs, probs)) for s in (1, 2, 4, 8, 16)}
+    m = {s: score(closed_loop_records(make("pagebench/noisy_oracle", sigma=s), trajs, probs)) for s in (1, 2, 4, 8, 16)}
     assert all(m[s]["AA"] >= 95 for s in m)
     tsr = [m[s]["TSR"] for s in (1, 2, 4, 8, 16)]
     assert all(a >= b for a, b in zip(tsr, tsr[1:])) and tsr[0] > 95 and tsr[-1] < 50, tsr
@@ -37,18 +36,18 @@ def test_noisy_oracle_sweep(euclid):
 
 def test_teacher_forced_vs_closed_loop(euclid):
     probs, trajs = euclid
-    tf = teacher_forced_records(make_agent("noisy_oracle", sigma=8), trajs, probs)
-    cl = closed_loop_records(make_agent("noisy_oracle", sigma=8), trajs, probs)
+    tf = teacher_forced_records(make("pagebench/noisy_oracle", sigma=8), trajs, probs)
+    cl = closed_loop_records(make("pagebench/noisy_oracle", sigma=8), trajs, probs)
     st, sc = score(tf), score(cl)
     for k in ("AA", "PA", "SSR", "TSR"): assert st[k] == pytest.approx(sc[k])   # state-blind agent: same actions
     assert np.mean([r["otc"] for r in cl]) < 0.6                                   # but its construction drifts
-    ty = score(teacher_forced_records(make_agent("type_only"), trajs, probs))
+    ty = score(teacher_forced_records(make("pagebench/type_only"), trajs, probs))
     assert ty["AA"] == 100 and ty["PA"] < 20
 
 
 def test_error_cascades_with_depth(euclid):
     probs, trajs = euclid
-    cl = closed_loop_records(make_agent("noisy_oracle", sigma=8), trajs, probs)
+    cl = closed_loop_records(make("pagebench/noisy_oracle", sigma=8), trajs, probs)
     e = [x for r in cl for x in coordinate_errors(r, probs[r["id"]]) if not math.isnan(x["error"])]
     d = np.array([x["depth"] for x in e]); err = np.array([x["error"] for x in e])
     assert stats.spearmanr(d, err)[0] > 0.2

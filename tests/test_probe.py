@@ -6,7 +6,7 @@ import json, math
 import numpy as np
 import pytest
 
-from guilab.pager.prompts import parse_action
+from guilab.agents.grammar import parse_action
 from guilab.train.probe import (ErrorCurveCallback, answer, centre_replies, dot_examples, dot_image, predict,
                                 read_error_curve, run_probe, sample_dots, score)
 

@@ -1,4 +1,4 @@
-"""guilab.models.tiny: build -> save -> reload offline (HF_HUB_OFFLINE=1, fresh process) -> generate from image + text;
+"""guilab.agents.tiny: build -> save -> reload offline (HF_HUB_OFFLINE=1, fresh process) -> generate from image + text;
 determinism in the seed; sizes and location tokens honoured; the folder's remote-code processor (what
 `transformers serve --trust-remote-code` loads through AutoProcessor) encodes exactly like TinyQwen3VLProcessor."""
 import json, os, subprocess, sys
@@ -7,7 +7,7 @@ import pytest
 import torch
 from PIL import Image, ImageDraw
 
-from guilab.models.tiny import (CHAT_SPECIAL_TOKENS, TINY_MARKER, TinyQwen3VLProcessor, build_tiny_vlm, is_tiny_vlm,
+from guilab.agents.tiny import (CHAT_SPECIAL_TOKENS, TINY_MARKER, TinyQwen3VLProcessor, build_tiny_vlm, is_tiny_vlm,
                                 load_tiny_vlm, loc_tokens)
 
 
@@ -32,7 +32,7 @@ import json, sys
 from PIL import Image, ImageDraw
 import huggingface_hub.constants as C
 assert C.HF_HUB_OFFLINE, "offline mode not active"
-from guilab.models.tiny import load_tiny_vlm
+from guilab.agents.tiny import load_tiny_vlm
 model, proc = load_tiny_vlm(sys.argv[1])
 im = Image.new("RGB", (224, 224), "white"); ImageDraw.Draw(im).ellipse([50, 80, 70, 100], fill="red")
 msgs = [{"role": "user", "content": [{"type": "image", "image": im}, {"type": "text", "text": "Click the red dot."}]}]

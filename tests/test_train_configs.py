@@ -50,7 +50,7 @@ def test_trainers_construct_from_full_settings_on_the_tiny_model(tmp_path):
     from datasets import Dataset
     from PIL import Image
     from trl import SFTTrainer, GRPOTrainer
-    from guilab.models.tiny import build_tiny_vlm
+    from guilab.agents.tiny import build_tiny_vlm
     from guilab.train.sft import sft_config, load_policy_model, example
     from guilab.train.grpo import grpo_config, make_reward_funcs
     from guilab.train.pipeline import base_model

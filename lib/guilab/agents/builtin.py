@@ -9,10 +9,17 @@ __all__ = []
 from .base import register
 
 # %% ../../../nbs/agents/01_builtin.ipynb #2ead51d9
-# PAGE agents are registered here by the pagebench part.
+register("pagebench/oracle", "guilab.pagebench.baselines:OracleAgent", "replays the reference actions (TSR 100)")
+register("pagebench/noisy_oracle", "guilab.pagebench.baselines:NoisyOracleAgent", "reference actions + Gaussian pixel noise sigma on click/draw/drag")
+register("pagebench/type_only", "guilab.pagebench.baselines:TypeOnlyAgent", "reference action types, random parameters")
+register("pagebench/random", "guilab.pagebench.baselines:RandomAgent", "random types and parameters, as many actions as the reference")
+register("pagebench/pager", "guilab.pager.agent:PagerAgent", "PAGER: planner (oracle | model) + executor (scripted | policy: endpoint URL, model folder or params endpoint name)")
 
 # %% ../../../nbs/agents/01_builtin.ipynb #67648715
-# grounding agents are registered here by the grounding part.
+register("grounding/oracle", "guilab.grounding.baselines:oracle_agent", "zooms onto the target box in n_crops crops and answers its centre")
+register("grounding/random", "guilab.grounding.baselines:random_agent", "random crops and answers (p_crop, p_refuse)")
+register("grounding/ocr", "guilab.grounding.ocr:ocr_single_agent", "OCR text match in one look at the screenshot")
+register("grounding/ocr_zoom", "guilab.grounding.ocr:ocr_zoom_agent", "OCR text match with agentic zoom-in (crop_image)")
 
 # %% ../../../nbs/agents/01_builtin.ipynb #9a68c903
 # VLAA-GUI agents are registered here by the vlaa part.

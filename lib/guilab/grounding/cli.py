@@ -71,7 +71,9 @@ def add_cli(subparsers) -> argparse.ArgumentParser:
     gsub = g.add_subparsers(dest="grounding_command", metavar="SUBCOMMAND")
     e = gsub.add_parser("eval", help="resumable, sharded grounding evaluation (run the same command again to resume)")
     e.add_argument("--data", required=True, help="ScreenSpot-Pro / OSWorld-G annotation .json, GroundingSample .jsonl, or a folder")
-    e.add_argument("--agent", required=True, help="registered agent name (oracle, random, ...) or package.module:factory")
+    from guilab.agents.base import registered
+    names = ", ".join(n.split("/", 1)[1] for n in registered("grounding"))
+    e.add_argument("--agent", required=True, help=f"a grounding agent of the registry ({names}) or package.module:factory")
     e.add_argument("--out", required=True, help="results folder (results-<i>-of-<n>.jsonl, metrics.json)")
     e.add_argument("--images", default=None, help="image folder (default: the annotation file's folder)")
     e.add_argument("--box-format", choices=("xyxy", "xywh"), default=None,
@@ -81,7 +83,9 @@ def add_cli(subparsers) -> argparse.ArgumentParser:
     e.add_argument("--workers", type=int, default=1, help="concurrent samples (threads; for endpoints)")
     e.add_argument("--limit", type=int, default=None, help="only the first N samples")
     e.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
-    e.add_argument("--agent-opt", nargs="+", metavar="KEY=VALUE", help="options for the agent factory, e.g. n_crops=1")
+    e.add_argument("--agent-opt", "--option", dest="agent_opt", nargs="+", metavar="KEY=VALUE",
+                   help="agent options, checked against the agent's signature, e.g. --option n_crops=1 (options of every agent: "
+                        "python -c 'from guilab.agents.base import agent_help; print(agent_help(\"grounding\"))')")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=_cmd_eval)
     m = gsub.add_parser("merge", help="merge the shards of a sharded run into metrics.json")

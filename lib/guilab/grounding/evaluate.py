@@ -174,14 +174,14 @@ def evaluate(samples: Iterable,                 # GroundingSample records or dic
     if limit is not None: samples = samples[:int(limit)]
     i, n = parse_shard(shard)
     mine = [s for k, s in enumerate(samples) if k % n == i]
+    from guilab.agents.base import make, redact
     if isinstance(agent, str):
         agent_name = agent_name or agent
-        from guilab.grounding.baselines import make_agent
-        agent = make_agent(agent, **(agent_options or {}))
+        agent = make(agent, namespace="grounding", **(agent_options or {}))
     name = agent_name or getattr(agent, "agent_name", None) or getattr(agent, "__qualname__", type(agent).__name__)
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
     tag = f"{i}-of-{n}"
-    config = {"agent": name, "agent_options": agent_options or {}, "seed": int(seed), "limit": limit, "shard": [i, n],
+    config = {"agent": name, "agent_options": redact(agent_options or {}), "seed": int(seed), "limit": limit, "shard": [i, n],
               "n_total": len(samples), "n_shard": len(mine),
               "ids_sha256": hashlib.sha256("\n".join(s.id for s in samples).encode()).hexdigest()}
     run_file = out / f"run-{tag}.json"

@@ -12,13 +12,14 @@ from typing import Any, Callable
 
 from PIL import Image
 
-from ..regions import NORM, point_in_box, point_in_polygon, box_area, box_iou, box_contains, box_center
+from ..regions import (NORM, point_in_box, point_in_polygon, box_area, box_iou, box_contains, box_center, px_to_norm,
+                            resized_to_original)
 
 # %% auto #0
 __all__ = ['UPSCALE', 'MAX_PIXELS', 'MAX_CROPS', 'MAX_CROPS_PER_TURN', 'FORMAT_RETRIES', 'FORMAT_RETRIES_MCQ', 'MAX_TURNS',
-           'ORIGINAL_NAME', 'SYSTEM_TEMPLATE', 'ZoomError', 'upscale_size', 'crop_and_upscale', 'Crop', 'ZoomSession',
-           'CropAction', 'Answer', 'Refusal', 'FormatError', 'answer_scale', 'parse_reply', 'to_data_uri',
-           'initial_messages', 'crop_feedback', 'correction_message', 'run_episode']
+           'ORIGINAL_NAME', 'SYSTEM_TEMPLATE', 'SYSTEM_TEMPLATE_PIXELS', 'ZoomError', 'upscale_size',
+           'crop_and_upscale', 'Crop', 'ZoomSession', 'CropAction', 'Answer', 'Refusal', 'FormatError', 'answer_scale',
+           'parse_reply', 'to_data_uri', 'initial_messages', 'crop_feedback', 'correction_message', 'run_episode']
 
 # %% ../../../nbs/grounding/00_zoom.ipynb #8f6b09b7
 UPSCALE = 4                # LANCZOS up-scale factor of a crop (LBS 方法: 4×)
@@ -199,8 +200,10 @@ class Answer:
     x: float
     y: float
     box: list | None = field(default=None, compare=False)   # [x1,y1,x2,y2] in [0,1000] when the reply gave a box
+    px: list | None = field(default=None, compare=False)    # [x, y] as answered, in pixels of `answer_size` (parse_reply)
     def to_dict(self) -> dict:
-        return {"type": "answer", "x": self.x, "y": self.y, **({"box": list(self.box)} if self.box is not None else {})}
+        return {"type": "answer", "x": self.x, "y": self.y, **({"box": list(self.box)} if self.box is not None else {}),
+                **({"px": list(self.px)} if self.px is not None else {})}
 
 @dataclass
 class Refusal:
@@ -356,12 +359,21 @@ def answer_scale(raw) -> tuple[list[float], str] | str:
                 f"give [x,y] in [0,{NORM}] normalised coordinates of the original image")
     return vals, "norm"
 
-def _answer(raw, written: str) -> list | FormatError:
+def _answer(raw, written: str, answer_size=None) -> list | FormatError:
     "An Answer (point, or box centre) or a Refusal from the matched numbers; FormatError when out of range or ambiguous."
     if all(_num(r) == -1 for r in raw): return [Refusal("[" + ",".join(["-1"] * len(raw)) + "]")]
     sc = answer_scale(raw)
     if isinstance(sc, str): return FormatError(sc)
-    v, _ = sc
+    v, scale = sc
+    if answer_size is not None and scale == "norm":      # pixels of an image of answer_size (e.g. a processor's resized image)
+        W, H = answer_size
+        if not all(0 <= c <= lim for c, lim in zip(v, [W, H, W, H])):
+            return FormatError(f"answer {written.strip()[:60]} outside the {W}x{H} image: give [x,y] in its pixels")
+        if len(v) == 4 and not (v[0] <= v[2] and v[1] <= v[3]): return FormatError(f"answer box {written.strip()[:60]} needs x1 <= x2 and y1 <= y2")
+        px = list(box_center(v)) if len(v) == 4 else v
+        nx, ny = px_to_norm(px[0], px[1], (W, H))
+        box = None if len(v) == 2 else [*px_to_norm(v[0], v[1], (W, H)), *px_to_norm(v[2], v[3], (W, H))]
+        return [Answer(nx, ny, box=box, px=px)]
     if not all(0 <= c <= NORM for c in v):
         return FormatError(f"answer {written.strip()[:60]} outside [0,{NORM}]: give [x,y] in normalised coordinates of the original image")
     if len(v) == 2: return [Answer(v[0], v[1])]
@@ -370,10 +382,13 @@ def _answer(raw, written: str) -> list | FormatError:
     return [Answer(cx, cy, box=v)]
 
 def parse_reply(text: str,  # one assistant reply (any text)
+                answer_size: tuple | None = None,  # (W', H'): answers are pixels of the original resized to this size; None: [0,1000]
                ) -> list | FormatError:
     """Actions of one reply: `[CropAction, ...]`, `[Answer]` or `[Refusal]`; or a `FormatError` (never raises).
     Coordinates are [0,1000] normalised (crop: of the named image; answer: of the original; fractions and boxes are
-    converted as the text above says). Budgets are not checked here (see `ZoomSession.check_turn`)."""
+    converted as the text above says). With `answer_size`, answers not written as fractions are pixels of that
+    image (kept in `Answer.px`; `x, y` are their [0,1000] equivalents). Budgets are not checked here (see
+    `ZoomSession.check_turn`)."""
     if not isinstance(text, str): return FormatError(f"reply must be text, got {type(text).__name__}")
     found: list[tuple[int, CropAction | str]] = []
     for m in _CALL_RE.finditer(text):
@@ -395,7 +410,7 @@ def parse_reply(text: str,  # one assistant reply (any text)
         for rx in res:
             for m in rx.finditer(scope):
                 if best is None or m.start() > best.start(): best = m
-        if best is not None: return _answer(best.groups(), best.group(0))
+        if best is not None: return _answer(best.groups(), best.group(0), answer_size)
     m = _REFUSE_RE.search(scope)
     if m: return [Refusal(m.group(0))]
     return FormatError("no crop_image(...) action and no final answer [x,y] found")
@@ -420,14 +435,21 @@ At most {max_crops} crops in total and {per_turn} per turn; the actions of one t
 When you are sure, answer with the target's point [x,y] in [0,1000] normalised coordinates of the ORIGINAL image {name}.
 If the target is not on the screen, answer "not present"."""
 
+SYSTEM_TEMPLATE_PIXELS = SYSTEM_TEMPLATE.replace(
+    "answer with the target's point [x,y] in [0,1000] normalised coordinates of the ORIGINAL image {name}.",
+    "answer with the target's point [x,y] in pixels of the ORIGINAL image {name} as you see it ({aw}x{ah} pixels).")
+
 def initial_messages(s: ZoomSession,   # the sample's session (original registered)
                      instruction: str, # the grounding instruction
                      encode: bool = True,   # embed PNG data URIs (False: placeholder URLs for scripted policies)
-                     system: str = SYSTEM_TEMPLATE,  # template with {instruction} {name} {w} {h} {max_crops} {per_turn}
+                     system: str = SYSTEM_TEMPLATE,  # template with {instruction} {name} {w} {h} {max_crops} {per_turn} ({aw} {ah})
+                     answer_size: tuple | None = None,  # (W', H') of the original as the model sees it: {aw} {ah} in the template
                     ) -> list[dict]:
     "System message (instruction, original metadata, crop_image spec, answer format) and the first user message."
     W, H = s.size
-    sys_text = system.format(instruction=instruction, name=s.original, w=W, h=H, max_crops=s.max_crops, per_turn=s.max_crops_per_turn)
+    aw, ah = answer_size if answer_size is not None else (W, H)
+    sys_text = system.format(instruction=instruction, name=s.original, w=W, h=H, max_crops=s.max_crops, per_turn=s.max_crops_per_turn,
+                             aw=aw, ah=ah)
     return [{"role": "system", "content": sys_text},
             {"role": "user", "content": [{"type": "text", "text": f"image_path: {s.original}"}, _image_part(s, s.original, encode)]}]
 
@@ -455,12 +477,17 @@ def run_episode(session_or_image,            # a ZoomSession or a PIL image (the
                 max_turns: int = MAX_TURNS,  # assistant turns
                 format_retries: int = FORMAT_RETRIES,   # correction turns (FORMAT_RETRIES_MCQ for multiple-choice VQA)
                 encode_images: bool | None = None,      # default: getattr(policy, "wants_images", True)
-                system: str = SYSTEM_TEMPLATE,
+                system: str | None = None,   # system template (default SYSTEM_TEMPLATE; SYSTEM_TEMPLATE_PIXELS with answer_size)
+                answer_size: tuple | None = None,   # (W', H'): the policy answers in pixels of the original resized to this size
                ) -> dict:
-    "Run one zoom-in grounding episode and return its trajectory record (see above). Raises `TypeError` when the policy does not return text."
+    """Run one zoom-in grounding episode and return its trajectory record (see above). With `answer_size` (e.g.
+    `guilab.regions.resized_size(image.size)` for a Qwen2.5-VL model, which grounds in absolute pixels of its resized
+    input) the final point is mapped back per axis with `guilab.regions.resized_to_original`; `answer` stays [0,1000].
+    Raises `TypeError` when the policy does not return text."""
+    if system is None: system = SYSTEM_TEMPLATE if answer_size is None else SYSTEM_TEMPLATE_PIXELS
     s = session_or_image if isinstance(session_or_image, ZoomSession) else ZoomSession(session_or_image, name=name)
     enc = getattr(policy, "wants_images", True) if encode_images is None else encode_images
-    messages = initial_messages(s, instruction, encode=enc, system=system)
+    messages = initial_messages(s, instruction, encode=enc, system=system, answer_size=answer_size)
     traj = {"instruction": instruction, "image": s.original, "img_size": list(s.size), "turns": [], "crops": [],
             "n_crops": 0, "n_turns": 0, "n_corrections": 0, "answer": None, "point": None, "refusal": False,
             "status": "max_turns", "format_error": True}
@@ -469,7 +496,7 @@ def run_episode(session_or_image,            # a ZoomSession or a PIL image (the
         reply = policy(messages)
         if not isinstance(reply, str): raise TypeError(f"policy returned {type(reply).__name__}, expected str")
         messages.append({"role": "assistant", "content": reply})
-        parsed = parse_reply(reply)
+        parsed = parse_reply(reply, answer_size)
         turn = {"turn": t, "reply": reply, "actions": [], "crops": [], "error": None}
         traj["turns"].append(turn); traj["n_turns"] = t + 1
         if isinstance(parsed, FormatError): err = parsed.message
@@ -484,7 +511,8 @@ def run_episode(session_or_image,            # a ZoomSession or a PIL image (the
             messages.append(correction_message(err, format_retries - corrections)); continue
         a = parsed[0]
         if isinstance(a, Answer):
-            traj.update(answer=[a.x, a.y], point=list(s.to_original(s.original, a.x, a.y)), status="answer", format_error=False); break
+            p = resized_to_original(a.px[0], a.px[1], answer_size, s.size) if a.px is not None else s.to_original(s.original, a.x, a.y)
+            traj.update(answer=[a.x, a.y], point=list(p), status="answer", format_error=False); break
         if isinstance(a, Refusal):
             traj.update(refusal=True, status="refusal", format_error=False); break
         made = s.apply_turn(parsed, turn=t)

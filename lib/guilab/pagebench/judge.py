@@ -11,7 +11,7 @@ import numpy as np
 from PIL import Image
 
 from ..core import dumps, read_jsonl
-from ..models.policies import user_message
+from ..agents.messages import user_message
 
 # %% auto #0
 __all__ = ['DIMENSIONS', 'PERSPECTIVES', 'JUDGE_PROMPT', 'JudgeReplyError', 'parse_verdict', 'content_key', 'Judge',

@@ -15,7 +15,7 @@ from ..geo.kernel import parse_command
 from .compile import rename_labels
 from .metrics import otc_detail, build_tolerant
 from .problems import check_relations
-from ..models.policies import user_message
+from ..agents.messages import user_message
 
 # %% auto #0
 __all__ = ['RATING_COLUMNS', 'RATER_PROMPT', 'read_ratings', 'write_ratings', 'proxy_rating', 'vlm_rating']

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from ..models.policies import user_message
-from .prompts import executor_prompt, parse_action, format_action
+from ..agents.messages import user_message
+from .prompts import executor_prompt
+from ..agents.grammar import parse_action, format_action
 
 # %% auto #0
 __all__ = ['PolicyExecutor', 'ScriptedExecutor']
@@ -16,7 +17,7 @@ __all__ = ['PolicyExecutor', 'ScriptedExecutor']
 # %% ../../../nbs/pager/01_executor.ipynb #a984e473
 class PolicyExecutor:
     """One policy call per action; `step(...)` returns an action dict, None for `done()`, or the raw reply when it does
-    not parse. With `loc_bins` > 0 (default: the policy's `loc_bins` attribute, which `TransformersPolicy` reads from a
+    not parse. With `loc_bins` > 0 (default: the policy's `loc_bins` attribute, which the policies of `guilab.agents.policies` read from the
     tiny model's folder) the history is written and the reply read with location tokens (`format_action(a, loc)`)."""
     needs_screenshot = True
     def __init__(self, policy,                   # a Policy: act(messages) -> str

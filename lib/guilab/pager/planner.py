@@ -12,7 +12,7 @@ import networkx as nx
 from ..core import Problem
 from ..geo.kernel import Construction, GeoCommandError, parse_command
 from ..pagebench.compile import construction_graph, subtask_order
-from ..models.policies import user_message
+from ..agents.messages import user_message
 from .prompts import planner_prompt
 
 # %% auto #0
@@ -77,7 +77,7 @@ def parse_plan(text: str) -> tuple[list[str], list[dict]]:
     return good, errors
 
 def model_plan(policy, problem: Problem) -> Plan:
-    "Ask `policy` (a `guilab.models.policies.Policy`) for the construction and plan what parses (maybe nothing)."
+    "Ask `policy` (a `guilab.agents.policies.Policy`) for the construction and plan what parses (maybe nothing)."
     reply = policy.act([user_message(planner_prompt(problem))])
     cmds, errs = parse_plan(reply)
     return plan_from_commands(cmds, "model", errs, reply)

@@ -13,7 +13,7 @@ from ..core import read_jsonl
 from ..geo.canvas import GeoGUI
 from ..pagebench.build import gt_step
 from ..pagebench.metrics import param_ok, param_distance, param_tolerance
-from ..pager.prompts import parse_action, format_action
+from ..agents.grammar import parse_action, format_action
 from .sft import (example, to_model_image, model_image_size, load_policy_model, save_checkpoint,
                               CurvesCallback, config_key, finished, last_checkpoint, trim_curves,
                               stage_dirs, finish_stage)
@@ -115,7 +115,7 @@ def policy_states(model_dir,                # the policy checkpoint (tiny or loc
     """Prompt rows from greedy rollouts of the policy (see above) and stats `{'tasks','states','steps_ok','stopped_wrong',
     'format_errors','completed'}`. Each row's `state` rebuilds the GUI (reference prefix + the policy's own actions)."""
     from tqdm.auto import tqdm
-    from guilab.models.policies import TransformersPolicy
+    from guilab.agents.policies import TransformersPolicy
     from guilab.pager.executor import PolicyExecutor
     probs = problems if isinstance(problems, dict) else {p.id: p for p in problems}
     import torch

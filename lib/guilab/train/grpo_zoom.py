@@ -245,7 +245,7 @@ def load_zoom_policy(model_dir,          # a tiny VLM folder (`build_tiny_vlm`) 
     Qwen3 response template (their chat template writes Qwen's `<tool_call>` JSON); other folders load with
     `AutoModelForImageTextToText` / `AutoProcessor`, and trl picks the response template from their chat template."""
     import torch
-    from guilab.models.tiny import is_tiny_vlm, load_tiny_vlm
+    from guilab.agents.tiny import is_tiny_vlm, load_tiny_vlm
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     if is_tiny_vlm(model_dir):
         from trl.chat_template_utils import qwen3_template
@@ -263,7 +263,7 @@ def load_zoom_policy(model_dir,          # a tiny VLM folder (`build_tiny_vlm`) 
 
 def _save_policy(model, proc, model_dir, dest) -> Path:
     "Save model + processor to `dest` atomically (temporary folder, then rename); tiny folders keep their marker files."
-    from guilab.models.tiny import TINY_MARKER
+    from guilab.agents.tiny import TINY_MARKER
     dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
     try:

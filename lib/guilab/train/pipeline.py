@@ -20,7 +20,7 @@ def _digest_file(p: Path) -> str:
 
 def base_model(cfg: dict, progress: bool = True) -> Path:
     "The base model folder: `cfg['model']['path']` when given (must exist), else a tiny model built (once) under `runs_dir`."
-    from guilab.models.tiny import build_tiny_vlm
+    from guilab.agents.tiny import build_tiny_vlm
     m = dict(cfg.get("model") or {})
     if m.get("path"):
         p = Path(m["path"])
@@ -124,7 +124,7 @@ def evaluate_stages(P: dict,                 # loaded params (`train.eval`, `tra
     tiny rows and Table 3 share them. Returns `{'results': {(label, mode): records}, 'specs', 'build', 'problems'}`."""
     from guilab.pagebench.problems import load_problems
     from guilab.pagebench.build import build
-    from guilab.pager.evaluate import run_suite
+    from guilab.pagebench.suite import run_suite
     ev = P["train"]["eval"]; runs = Path(P["train"]["runs_dir"])
     probs = [p for src in ev["problems"] for p in load_problems(src)]
     if ev.get("limit"): probs = probs[: int(ev["limit"])]

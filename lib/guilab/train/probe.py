@@ -11,7 +11,7 @@ import numpy as np
 from PIL import Image
 
 from ..core import derive_seed, rng, read_jsonl, atomic_write
-from ..pager.prompts import format_action, parse_action
+from ..agents.grammar import format_action, parse_action
 
 # %% auto #0
 __all__ = ['PROBE_PROMPT', 'dot_image', 'sample_dots', 'answer', 'dot_examples', 'score', 'centre_replies', 'predict',
@@ -193,7 +193,7 @@ def _split_steps(total: int, k: int) -> list[int]:
 
 def _base_model(cfg: dict, over: dict, root: Path) -> Path:
     "The random-init base for these model settings (built once, named by their hash)."
-    from guilab.models.tiny import build_tiny_vlm, is_tiny_vlm
+    from guilab.agents.tiny import build_tiny_vlm, is_tiny_vlm
     m = {"loc_bins": 32, "tie_embeddings": False, "seed": 0, **cfg.get("model", {}), **over, "image_size": cfg.get("image_size", 224)}
     out = root / f"base-{config_key('probe-base', m)}"
     if not is_tiny_vlm(out): build_tiny_vlm(out, overwrite=True, **m)

@@ -14,7 +14,8 @@ from PIL import Image
 from ..core import Problem, read_jsonl
 from ..regions import resized_size
 from ..geo.canvas import GeoGUI
-from ..pager.prompts import executor_prompt, format_action
+from ..pager.prompts import executor_prompt
+from ..agents.grammar import format_action
 
 # %% auto #0
 __all__ = ['model_image_size', 'to_model_image', 'example', 'iter_step_examples', 'step_examples', 'sft_dataset',
@@ -130,7 +131,7 @@ def load_policy_model(path,             # a tiny model folder or any local trans
                       device: str = "cpu",
                      ):
     "`(model, processor, loc_bins)` from local files only; raises `FileNotFoundError` for a folder without config.json."
-    from guilab.models.tiny import is_tiny_vlm, load_tiny_vlm, TINY_MARKER
+    from guilab.agents.tiny import is_tiny_vlm, load_tiny_vlm, TINY_MARKER
     p = Path(path)
     if not (p / "config.json").is_file(): raise FileNotFoundError(f"{p} has no config.json (not a model folder)")
     if is_tiny_vlm(p):
@@ -148,7 +149,7 @@ def save_checkpoint(model, processor,
                     info: dict,          # written to guilab_train.json (stage, config, data, steps, time)
                    ) -> Path:
     "Save model + processor to `out` through a temporary folder and an atomic rename; returns `out`."
-    from guilab.models.tiny import TINY_MARKER
+    from guilab.agents.tiny import TINY_MARKER
     out, base = Path(out), Path(base); out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
