@@ -12,12 +12,30 @@ pytestmark = pytest.mark.skipif(not chromium_available(), reason=f"Chromium not 
 SMOKE = ["term-mkdir-results", "set-theme-dark", "nb-to-markdown", "fb-new-folder", "inf-solarized"]
 
 
+FIXTURE_KEY = "sk-guilab-fixture-31337"
+
+
 @pytest.fixture(scope="module")
 def env():
+    import os
     from guilab.browser import BrowserEnv
+    old = os.environ.get("OPENAI_API_KEY")
+    os.environ["OPENAI_API_KEY"] = FIXTURE_KEY
     e = BrowserEnv(max_steps=40)
+    try:
+        e.reset()
+    finally:
+        if old is None: os.environ.pop("OPENAI_API_KEY")
+        else: os.environ["OPENAI_API_KEY"] = old
     yield e
     e.close()
+
+
+def test_api_keys_never_reach_the_server(env):
+    import psutil
+    procs = [psutil.Process(env.proc.pid)] + psutil.Process(env.proc.pid).children(recursive=True)
+    for p in procs:
+        assert FIXTURE_KEY not in " ".join(f"{k}={v}" for k, v in p.environ().items())
 
 
 def test_check_env_and_registration(env):

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 # %% auto #0
-__all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DEMO_NOTEBOOK', 'BROWSER_ACTION_TYPES', 'PROFILE_SETTINGS',
-           'DESCRIBE_JS', 'BrowserUnavailable', 'chromium_available', 'launch_chromium', 'browser_page',
-           'run_outside_loop', 'write_demo_root', 'write_lab_profile', 'free_port', 'jupyter_lab_command',
-           'start_jupyterlab', 'playwright_key', 'AnyText', 'BrowserActionSpace', 'check_browser_action', 'guard_text',
-           'guard_request', 'put_setting', 'reset_server_state', 'notebook_json', 'apply_config', 'BrowserEnv']
+__all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DEMO_NOTEBOOK', 'BROWSER_ACTION_TYPES', 'SECRET_ENV',
+           'PROFILE_SETTINGS', 'DESCRIBE_JS', 'BrowserUnavailable', 'chromium_available', 'launch_chromium',
+           'browser_page', 'run_outside_loop', 'write_demo_root', 'write_lab_profile', 'free_port',
+           'jupyter_lab_command', 'start_jupyterlab', 'playwright_key', 'AnyText', 'BrowserActionSpace',
+           'check_browser_action', 'guard_text', 'guard_request', 'put_setting', 'reset_server_state', 'notebook_json',
+           'apply_config', 'BrowserEnv']
 
 # %% ../../nbs/browser/00_browser.ipynb #e7861ec8
 CHROMIUM = "/usr/bin/chromium"
@@ -205,7 +206,7 @@ def start_jupyterlab(root_dir: str | os.PathLike | None = None,  # server root; 
         proc.server_log = Path(logf.name).read_text(errors="replace") if Path(logf.name).exists() else ""
         shutil.rmtree(tmp, ignore_errors=True)
 
-# %% ../../nbs/browser/00_browser.ipynb #4cd95b1f
+# %% ../../nbs/browser/00_browser.ipynb #a8f69088
 import io, re, threading
 import numpy as np
 import gymnasium as gym
@@ -291,7 +292,7 @@ def check_browser_action(a, width: int, height: int) -> dict:
         if s < 0: raise ValueError(f"wait seconds must be >= 0, got {s}")
     return a
 
-# %% ../../nbs/browser/00_browser.ipynb #270cc517
+# %% ../../nbs/browser/00_browser.ipynb #cfae194a
 _ABS = re.compile(r"(?<![\w.)\]\}/])(/[A-Za-z_.~-][\w.~/-]*)")
 _DANGER = [(re.compile(p, re.I), why) for p, why in [
     (r"(?<![\w.])\.\.(?:/|\\|$|\s)", "a path that leaves the workspace ('..')"),
@@ -331,7 +332,9 @@ def guard_request(method: str,   # HTTP method
     if m == "DELETE" and re.search(r"/api/(?:terminals|kernels|sessions)/?$", p): return "refused: deleting every session"
     return None
 
-# %% ../../nbs/browser/00_browser.ipynb #9fc2c8ea
+# %% ../../nbs/browser/00_browser.ipynb #ccfe9e4f
+SECRET_ENV = re.compile(r"(api[_-]?key|token|secret|password|credential)", re.I)   # variables kept from the server (and its terminals, kernels)
+
 PROFILE_SETTINGS = {"@jupyterlab/apputils-extension:notification": NOTIFICATION_SETTINGS,
                     "@jupyterlab/filebrowser-extension:browser": {"showLastModifiedColumn": False}}
 
@@ -406,7 +409,7 @@ def apply_config(root: str | os.PathLike,  # the workspace folder (server root)
         else: raise ValueError(f"unknown config step type {t!r} (known: file, folder, notebook, settings, open, command, key, sleep)")
     return later
 
-# %% ../../nbs/browser/00_browser.ipynb #8ae7dae5
+# %% ../../nbs/browser/00_browser.ipynb #86b46f01
 class BrowserEnv(gym.Env):
     """Real JupyterLab in headless Chromium as a Gymnasium env (see above). Observation `{"screenshot": H×W×3
     uint8 (device pixels), "a11y": str, "url": str}`; actions `BROWSER_ACTION_TYPES` in screenshot pixels;
@@ -447,7 +450,9 @@ class BrowserEnv(gym.Env):
         from playwright.sync_api import sync_playwright
         self._stack = contextlib.ExitStack()
         self.root = Path(tempfile.mkdtemp(prefix="guilab-task-")) / "workspace"; self.root.mkdir()
-        self.url, self.token, self.proc = self._stack.enter_context(start_jupyterlab(root_dir=self.root))
+        hidden = {k: os.environ.pop(k) for k in list(os.environ) if SECRET_ENV.search(k)}   # API keys never reach the app
+        try: self.url, self.token, self.proc = self._stack.enter_context(start_jupyterlab(root_dir=self.root))
+        finally: os.environ.update(hidden)
         self._stack.callback(shutil.rmtree, self.root.parent, True)
         p = self._stack.enter_context(sync_playwright())
         b = launch_chromium(p, self.executable_path); self._stack.callback(b.close)
@@ -639,7 +644,7 @@ class BrowserEnv(gym.Env):
 if "guilab/JupyterLab-v0" not in gym.registry:
     gym.register(id="guilab/JupyterLab-v0", entry_point="guilab.browser:BrowserEnv")
 
-# %% ../../nbs/browser/00_browser.ipynb #01599dd3
+# %% ../../nbs/browser/00_browser.ipynb #d51a08c2
 DESCRIBE_JS = """([x, y]) => {
   let e = document.elementFromPoint(x, y);
   while (e && e !== document.body) {
