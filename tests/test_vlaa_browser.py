@@ -49,11 +49,11 @@ def test_check_env_and_registration(env):
 
 
 def test_actions_outside_the_workspace_are_refused_and_recorded(env):
-    from guilab.vlaa.agents import palette_actions
     env.reset(options={"task": {"id": "guard", "config": [{"type": "file", "parameters": {"path": "keep.txt", "content": "x"}}]}})
     _, _, term, _, info = env.step({"type": "type", "text": "rm -rf /"})
     assert info["refused"] and not info["ok"] and not term
-    for a in palette_actions("Shut Down", 1.0) + [{"type": "key", "key": "Enter"}, {"type": "wait", "seconds": 1}]:
+    env._run(env._palette, "Shut Down")          # File ▸ Shut Down (exact palette label), then confirm the dialog
+    for a in [{"type": "wait", "seconds": 1}, {"type": "key", "key": "Enter"}, {"type": "wait", "seconds": 1.5}]:
         env.step(a)
     kinds = [r["kind"] for r in env.refusals]
     assert "action" in kinds and any(r.get("path") == "/api/shutdown" for r in env.refusals), env.refusals
