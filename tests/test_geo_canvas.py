@@ -393,3 +393,14 @@ def test_selection_is_drawn_and_cache_follows_construction():
     gui.draw_world(1, 3)
     mx, my = gui.world_to_pixel(0.5, 1.5)
     assert gui.screenshot()[round(my), round(mx)].max() < 128           # the new segment is on screen
+
+
+def test_hits_coincident_objects_tie_to_latest_whatever_the_float_noise():
+    "A segment lying on a ray is the same distance from a click; float noise of 1e-14 must not decide which is hit."
+    from guilab.geo.canvas import GeoGUI
+    window = {"xmin": -2, "xmax": 8, "ymin": -3, "ymax": 6}
+    # these placements made the ray win by ~1e-14 px before distances were compared at 1e-6 px
+    for B, I, t in [((3, 1), (3, 1), 0.2), ((7, 5), (3.5, 2.5), 0.2), ((4, 3), (2, 1.5), 0.2), ((-1, 4), (-0.5, 2), 0.35)]:
+        gui = GeoGUI(["A=(0,0)", f"B=({B[0]},{B[1] + 1e-15})", f"I=({I[0]},{I[1]})", "r=Ray(A,B)", "s=Segment(A,I)"], window)
+        x, y = gui.view.world_to_pixel(I[0] * t, I[1] * t)
+        assert gui.hits(x, y)["paths"][:2] == ["s", "r"], (B, I, t)

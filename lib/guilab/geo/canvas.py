@@ -666,7 +666,9 @@ _HITTABLE = ("point", "segment", "line", "ray", "circle", "arc", "polygon")
 def hits(self: GeoGUI, x: float, y: float) -> dict:
     """Objects near screenshot pixel (x, y): `point` (nearest point within SNAP_POINT_PX or None), `paths` (labels of
     lines/segments/rays/circles/arcs/polygon boundaries within SNAP_OBJECT_PX, nearest first), `regions` (polygons
-    containing the click), `d` (label -> pixel distance)."""
+    containing the click), `d` (label -> pixel distance). Distances are compared at 1e-6 px: objects that coincide
+    (a segment lying on a ray) tie whatever the float noise of their construction, and among ties the object
+    created last wins, as the one GeoGebra draws on top."""
     c, s = self.construction, self.view.scale
     wx, wy = self.view.pixel_to_world(x, y)
     best, paths, regions, dist = None, [], [], {}
@@ -675,9 +677,9 @@ def hits(self: GeoGUI, x: float, y: float) -> dict:
         d = c.distance_to(l, wx, wy) * s
         dist[l] = d
         if o.kind == "point":
-            if d <= SNAP_POINT_PX and (best is None or d <= best[0]): best = (d, l)
+            if d <= SNAP_POINT_PX and (best is None or round(d, 6) <= best[0]): best = (round(d, 6), l)
         else:
-            if d <= SNAP_OBJECT_PX: paths.append((d, -i, l))
+            if d <= SNAP_OBJECT_PX: paths.append((round(d, 6), -i, l))
             if o.kind == "polygon" and point_in_polygon(wx, wy, o.data): regions.append((-i, l))
     return {"point": best[1] if best else None, "paths": [l for _, _, l in sorted(paths)],
             "regions": [l for _, l in sorted(regions)], "d": dist}
