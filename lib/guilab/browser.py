@@ -206,7 +206,7 @@ def start_jupyterlab(root_dir: str | os.PathLike | None = None,  # server root; 
         proc.server_log = Path(logf.name).read_text(errors="replace") if Path(logf.name).exists() else ""
         shutil.rmtree(tmp, ignore_errors=True)
 
-# %% ../../nbs/browser/00_browser.ipynb #a8f69088
+# %% ../../nbs/browser/00_browser.ipynb #f58ca347
 import io, re, threading
 import numpy as np
 import gymnasium as gym
@@ -292,7 +292,7 @@ def check_browser_action(a, width: int, height: int) -> dict:
         if s < 0: raise ValueError(f"wait seconds must be >= 0, got {s}")
     return a
 
-# %% ../../nbs/browser/00_browser.ipynb #cfae194a
+# %% ../../nbs/browser/00_browser.ipynb #752b01e9
 _ABS = re.compile(r"(?<![\w.)\]\}/])(/[A-Za-z_.~-][\w.~/-]*)")
 _DANGER = [(re.compile(p, re.I), why) for p, why in [
     (r"(?<![\w.])\.\.(?:/|\\|$|\s)", "a path that leaves the workspace ('..')"),
@@ -332,11 +332,12 @@ def guard_request(method: str,   # HTTP method
     if m == "DELETE" and re.search(r"/api/(?:terminals|kernels|sessions)/?$", p): return "refused: deleting every session"
     return None
 
-# %% ../../nbs/browser/00_browser.ipynb #ccfe9e4f
+# %% ../../nbs/browser/00_browser.ipynb #02a90da8
 SECRET_ENV = re.compile(r"(api[_-]?key|token|secret|password|credential)", re.I)   # variables kept from the server (and its terminals, kernels)
 
 PROFILE_SETTINGS = {"@jupyterlab/apputils-extension:notification": NOTIFICATION_SETTINGS,
-                    "@jupyterlab/filebrowser-extension:browser": {"showLastModifiedColumn": False}}
+                    "@jupyterlab/filebrowser-extension:browser": {"showLastModifiedColumn": False},
+                    "@jupyterlab/terminal-extension:plugin": {"cursorBlink": False}}
 
 def _server_call(url: str, token: str, path: str, method: str = "GET", body=None, timeout: float = 10.0):
     "One JSON request to the Jupyter server (token auth); returns the decoded JSON or None; raises urllib errors."
@@ -409,7 +410,7 @@ def apply_config(root: str | os.PathLike,  # the workspace folder (server root)
         else: raise ValueError(f"unknown config step type {t!r} (known: file, folder, notebook, settings, open, command, key, sleep)")
     return later
 
-# %% ../../nbs/browser/00_browser.ipynb #86b46f01
+# %% ../../nbs/browser/00_browser.ipynb #cc9422a1
 class BrowserEnv(gym.Env):
     """Real JupyterLab in headless Chromium as a Gymnasium env (see above). Observation `{"screenshot": H×W×3
     uint8 (device pixels), "a11y": str, "url": str}`; actions `BROWSER_ACTION_TYPES` in screenshot pixels;
@@ -644,7 +645,7 @@ class BrowserEnv(gym.Env):
 if "guilab/JupyterLab-v0" not in gym.registry:
     gym.register(id="guilab/JupyterLab-v0", entry_point="guilab.browser:BrowserEnv")
 
-# %% ../../nbs/browser/00_browser.ipynb #d51a08c2
+# %% ../../nbs/browser/00_browser.ipynb #652b3238
 DESCRIBE_JS = """([x, y]) => {
   let e = document.elementFromPoint(x, y);
   while (e && e !== document.body) {
