@@ -23,8 +23,8 @@ W = lambda s: {"type": "wait", "seconds": s}
 CL = lambda role, name, clicks=1, regex=False: {"type": "click", "target": {"role": role, "name": name, "regex": regex}, "clicks": clicks}
 SAVE = [H("ctrl", "s"), W(0.8)]
 SAVE_NEW = [H("ctrl", "s"), W(0.8), K("Enter"), W(0.8)]   # a new file: accept the "Rename file" dialog of the first save
-TERM = [P("New Terminal", 2.0)]
-def sh(cmd): return [TY(cmd), K("Enter"), W(0.8)]
+TERM = [P("New Terminal", 3.5)]   # a terminal takes a while to connect under load
+def sh(cmd): return [TY(cmd), K("Enter"), W(1.2)]
 def ev(func, result, expected=None, post=None):
     return {"func": func, "result": result, "expected": expected, "postconfig": post or []}
 def conj(*evs):
@@ -157,13 +157,13 @@ task("ed-append-readme", "Append the line `Contact: lab@example.org` at the end 
      [H("ctrl", "End"), TY("Contact: lab@example.org")] + SAVE, ["Contact: lab@example.org"], workflow="editor")
 task("ed-new-text-file", "Create a new text file containing `first draft` and save it (the default name is fine).",
      [F("README.md", "# Project\n")], ev("any_file_text", LIST(), {"suffix": ".txt", "text": "first draft"}),
-     [P("New Text File", 1.5), TY("first draft")] + SAVE_NEW, [item("untitled")], workflow="editor")
+     [P("New Text File", 2.5), TY("first draft")] + SAVE_NEW, [item("untitled")], workflow="editor")
 task("ed-new-markdown", "Create a new Markdown file whose content is `# Ideas` and save it.",
      [F("README.md", "# Project\n")], ev("any_file_text", LIST(), {"suffix": ".md", "text": "# Ideas"}),
-     [P("New Markdown File", 1.5), TY("# Ideas")] + SAVE_NEW, [item("untitled")], workflow="editor")
+     [P("New Markdown File", 2.5), TY("# Ideas")] + SAVE_NEW, [item("untitled")], workflow="editor")
 task("ed-new-python", "Create a new Python file containing `print(1 + 2)` and save it.",
      [F("README.md", "# Project\n")], ev("any_file_text", LIST(), {"suffix": ".py", "text": "print(1 + 2)"}),
-     [P("New Python File", 1.5), TY("print(1 + 2)")] + SAVE_NEW, [item("untitled")], workflow="editor")
+     [P("New Python File", 2.5), TY("print(1 + 2)")] + SAVE_NEW, [item("untitled")], workflow="editor")
 task("ed-edit-yaml", "In `config.yaml`, change the units from `celsius` to `kelvin` and save.",
      [F("config.yaml", "sensors: 2\nunits: celsius\n"), OPEN("config.yaml")],
      ev("text_equals", FILE("config.yaml"), {"text": "sensors: 2\nunits: kelvin"}),
