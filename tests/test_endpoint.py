@@ -160,7 +160,7 @@ def test_recipe_served_checkpoint_gives_local_records(tmp_path, capsys):
     _, proc, _ = load_policy_model(base)
     ex = step_examples(trajs, probs, model_image_size(proc, tuple(trajs[0].get("size", [1280, 800]))), loc_bins=32,
                        split=None, progress=False)
-    ckpt = train_sft(base, tmp_path / "sft", ex, {"max_steps": 120, "per_device_train_batch_size": 8, "learning_rate": 3e-3,
+    ckpt = train_sft(base, tmp_path / "sft", ex, {"max_steps": 60, "per_device_train_batch_size": 8, "learning_rate": 3e-3,
                                                   "lr_scheduler_type": "constant", "logging_steps": 20, "save_steps": 1000},
                      progress=False)
     common = ["pagebench", "eval", "--data", str(tmp_path / "pb"), "--split", "all", "--agent", "pager", "--quiet"]

@@ -176,7 +176,7 @@ def test_point_on_object_round_trip_and_snapping():
     c = Construction.from_commands(["A=(0,0)", "B=(4,0)", "C=(0,3)", "t1=Polygon(A,B,C)", "c=Circle(A,B)",
                                     "r=Ray(A,C)", "l=Line(B,C)"])
     p = c.point_on("t1", 2, -1)                              # nearest boundary point (2, 0) on side AB
-    assert c.coords(p) == (2.0, 0.0) and c[p].command == "Point(t1,0.5)"
+    assert c.coords(p) == (2.0, 0.0) and c[p].command == "Point(t1,0.16666666666666666)"   # GeoGebra: t·3 sides = 0.5
     q = c.point_on("l", 0, 0)
     assert close(c.coords(q), (1.44, 1.92)) and incident(c, q, "l")
     assert c.point_on("r", 0, -5) and c.coords("F") == (0.0, 0.0)   # ray: clamped to its start

@@ -37,7 +37,15 @@ def fexpr(r, depth=0):
     if k < 0.6: return f"{fexpr(r, depth + 1)} {r.choice(['+', '-', '*', '/'])} {fexpr(r, depth + 1)}"
     if k < 0.7: return f"({fexpr(r, depth + 1)})^{r.randint(0, 4)}"
     if k < 0.85: return f"{r.choice(['sin', 'cos', 'sqrt', 'abs', 'exp', 'ln'])}({fexpr(r, depth + 1)})"
-    return f"If({num(r)} <= x <= {num(r)}, {fexpr(r, depth + 1)})"
+    if k < 0.92: return f"If({num(r)} <= x <= {num(r)}, {fexpr(r, depth + 1)})"
+    return r.choice(REVIEW_F)
+
+
+# kinds of function that broke the kernel in review (tools/REVIEW14.md): poles, jumps, coincident or flat graphs,
+# multiple roots, undefined everywhere, underflow
+REVIEW_F = ["1/(x-0.01)", "tan(x)", "floor(x)", "floor(x)-0.5", "round(x)", "If(x<1,1,0)", "If(x<1||x>2,1,0)",
+            "sin(x)", "sin(x)+1e-12", "x^2+0*sin(x)", "exp(-x^2)", "x^99999", "exp(x)", "(x+1)^32", "(x-0.5)^5",
+            "x^3-3x^2+3x-1", "sqrt(-1)", "1/0", "asin(2)", "0/0", "sin(x°)"]
 
 
 TEMPLATES = [lambda r: f"Circle({r.choice('ABC')}, {num(r)})", lambda r: f"Intersect({r.choice(['f', 's', 'm'])}, c)",
@@ -49,7 +57,16 @@ TEMPLATES = [lambda r: f"Circle({r.choice('ABC')}, {num(r)})", lambda r: f"Inter
              lambda r: "Intersect(t1, f)", lambda r: f"Intersect(q, m, {r.randint(1, 3)})", lambda r: f"Intersect(q, m, {num(r)}, {num(r)})",
              lambda r: f"Circle({r.choice(['A', '(1, 1)'])}, Distance({r.choice('ABC')}, {r.choice('ABC')}))", lambda r: "A + u",
              lambda r: f"Tangent({r.choice(['f', 'm', 's'])}, c)", lambda r: f"Ray(A, u)", lambda r: f"Point(c, {num(r)})",
-             lambda r: f"Distance(f, m)", lambda r: f"Area(A, B, C)", lambda r: f"{r.choice(['', 'k: '])}{fexpr(r)} = {fexpr(r)}"]
+             lambda r: f"Distance(f, m)", lambda r: f"Area(A, B, C)", lambda r: f"{r.choice(['', 'k: '])}{fexpr(r)} = {fexpr(r)}",
+             # review findings: wide explicit intervals, infinite integers, long flat chains, non-finite numbers
+             lambda r: f"Root(p, {r.choice(['-1e308', '-1000', '-200', '0'])}, {r.choice(['1e308', '1000', '200', '1'])})",
+             lambda r: f"Intersect(q, p, {r.choice(['1e309', '21e308', '-1e309'])})", lambda r: f"Polygon(A, B, {r.choice(['1e309', '1e6'])})",
+             lambda r: f"Intersect(c, f, {r.choice(['1e309', '2'])})", lambda r: f"Extremum(p, -1000, 1000)",
+             lambda r: r.choice(["p(x) = ", "y = ", "a = ", "k: y = "]) + r.choice(["x", "x+", "x*", "1^", "-"]) * r.randint(100, 900) + "x",
+             lambda r: f"{r.choice(['a', 'rr'])} = {r.choice(['1e999', '10^308*10', '9' * 400, '-1e999'])}",
+             lambda r: f"Circle(A, {r.choice(['1e999', '1e308*1e10'])})", lambda r: f"Dilate(A, 1e308*1e10, B)",
+             lambda r: f"Segment(A, {r.choice(['1e309', '1e308'])})", lambda r: "y = 1e308x + 1e308",
+             lambda r: f"Point({r.choice(['f', 's', 't1', 'c'])}, {r.choice(['-0.2', '0.25', '0.5', '1.3', '2', '1e309'])})"]
 
 
 def rand_command(r):

@@ -145,7 +145,7 @@ def load(entry_point: str) -> Callable:
     return obj
 
 # %% ../../../nbs/agents/00_base.ipynb #3b8bb0b9
-_SECRET = re.compile(r"(api[_-]?key|token|secret|password|authorization)", re.I)
+_SECRET = re.compile(r"(api[_-]?key|secret|password|authorization|(^|[_-])token)$", re.I)   # max_tokens is not a secret
 
 def redact(options: dict) -> dict:
     "A copy of `options` with secret-looking values (keys naming a key, token, secret, password) replaced by '***'."

@@ -32,4 +32,10 @@ register("vlaa/novice", "guilab.vlaa.agents:NovicePolicy", "does not know some w
 register("vlaa/model", "guilab.vlaa.agents:ModelAgent", "a chat model behind an OpenAI-compatible endpoint (base_url, model, api_key_env)")
 
 # %% ../../../nbs/agents/01_builtin.ipynb #b8d04bb3
-# GraceBench policies are registered here by the stability part.
+register("stability/oracle", "guilab.stability.policies:OracleAgent", "shortest path to the goal in the app's UTG; done at the goal")
+register("stability/noisy_oracle", "guilab.stability.policies:NoisyOracleAgent", "the oracle with a random action with probability epsilon")
+register("stability/looping", "guilab.stability.policies:LoopingAgent", "the oracle with `loops` round trips over a reversible edge pair")
+register("stability/random", "guilab.stability.policies:RandomAgent", "a uniformly random available action, never done")
+register("stability/lexical", "guilab.stability.policies:LexicalAgent", "text-only instruction follower (quoted controls in order / word overlap)")
+register("stability/endpoint", "guilab.stability.policies:endpoint_agent", "screenshot-only model over an OpenAI-compatible endpoint (base_url, model)")
+register("stability/tiny", "guilab.stability.policies:tiny_agent", "screenshot-only local transformers model (model_dir), greedy")

@@ -381,5 +381,6 @@ def policy_info(policy) -> dict:
     out = {"backend": type(p).__name__}
     for k in ("base_url", "model", "model_dir", "max_tokens", "max_new_tokens", "temperature", "loc_bins", "api_key_env"):
         v = getattr(p, k, None)
-        if v is not None: out[k] = str(v) if isinstance(v, Path) else v
+        if isinstance(v, Path): v = str(v)
+        if isinstance(v, (str, int, float, bool)): out[k] = v   # not e.g. TransformersPolicy.model (the torch module)
     return out

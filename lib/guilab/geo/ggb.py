@@ -151,8 +151,10 @@ def _free_command(e: ET.Element) -> str:
                           f"a free {typ} is not supported by guilab.geo.kernel (only points, numbers and texts)")
 
 def from_xml(xml: str | bytes) -> Construction:
-    "Build a `Construction` from `geogebra.xml` text; `GeoCommandError` (with `index` = position in `<construction>`) on unsupported content."
-    root = ET.fromstring(xml)
+    """Build a `Construction` from `geogebra.xml` text. Raises `GeoCommandError` (with `index` = position in
+    `<construction>`) on unsupported or malformed content, and (index None) on text that is not well-formed XML."""
+    try: root = ET.fromstring(xml)
+    except ET.ParseError as e: raise GeoCommandError("geogebra.xml", 0, f"not well-formed XML: {e}") from None
     cons = root.find("construction") if root.tag != "construction" else root
     if cons is None: raise GeoCommandError("geogebra.xml", 0, "no <construction> element")
     children = list(cons)
@@ -170,6 +172,8 @@ def from_xml(xml: str | bytes) -> Construction:
                 ins, outs = _attrs_in_order(e.find("input")), _attrs_in_order(e.find("output"))
                 if name == "Point" and len(ins) == 1:
                     ins = ins + [_point_parameter(c, ins[0], elements.get(outs[0]) if outs else None)]
+                elif name == "Point" and len(ins) == 2 and ins[0] in c:
+                    ins = [ins[0], _geogebra_parameter(c, ins[0], ins[1])]
                 given = []
                 for l in outs:
                     if not l: break
@@ -196,12 +200,18 @@ def from_xml(xml: str | bytes) -> Construction:
                 _style(c[label], e)
         except GeoCommandError as err:
             raise GeoCommandError(err.command, err.position, err.message, index=i) from None
+        except (ValueError, KeyError, TypeError, AttributeError, ZeroDivisionError, OverflowError) as err:
+            # malformed content: a label missing, a coordinate that is not a number, ...
+            what = f"<{e.tag}" + "".join(f" {k}={v!r}" for k, v in list(e.attrib.items())[:3]) + ">"
+            raise GeoCommandError(what, 0, f"malformed element: {type(err).__name__}: {err}", index=i) from None
     return c
 
 def _expression_command(label: str, typ: str, exp: str) -> str:
     "The kernel command for GeoGebra's `<expression label exp>` of an element of type `typ`."
     head = exp.split("=")[0].replace(" ", "")
-    if typ == "function": return exp if head == f"{label}(x)" else f"{label}(x) = {exp}"
+    if typ == "function":
+        if exp.replace(" ", "").startswith(label + ":"): return exp     # `f: y = x^2`, an equation read as a function
+        return exp if head == f"{label}(x)" else f"{label}(x) = {exp}"
     if typ in ("line", "conic"): return exp if exp.replace(" ", "").startswith(label + ":") else f"{label}: {exp}"
     return f"{label}={exp}"
 
@@ -215,6 +225,26 @@ def _point_parameter(c: Construction, path: str, e: ET.Element | None) -> str:
             x, y, z = (float(co.get(k, "1")) for k in "xyz")
             if z and x == x and y == y: return fmt_number(c.path_parameter(path, x / z, y / z))
     return "0"
+
+def _geogebra_parameter(c: Construction, path: str, t: str) -> str:
+    """guilab's `t` for GeoGebra's `Point(path, t)`: GeoGebra clamps t to [0, 1] and maps it onto the path's range
+    (`PathNormalizer.toParentPathParameter`); segments, circles, arcs and polygons use the same [0, 1] parameter in
+    the kernel; a line `Line(A,B)` runs A + s·(B − A) with s = infFunction(2t − 1), a ray `Ray(A,B)` with
+    s = infFunction(t), infFunction(u) = u / (1 − |u|). Other lines and rays: GeoCommandError (their GeoGebra
+    start point and direction scale depend on the algorithm)."""
+    o = c[path]
+    if o.kind not in ("line", "ray"): return t
+    what = f"Point({path},{t})"
+    try: tv = float(t)
+    except ValueError: raise GeoCommandError(what, 0, f"a GeoGebra parameter on a {o.kind} must be a number, got {t!r}") from None
+    al = o.algo
+    if al.name not in ("Line", "Ray") or len(al.inputs) != 2 or any(i.kind != "point" for i in al.inputs):
+        raise GeoCommandError(what, 0, f"GeoGebra's Point on the {o.kind} {path} = {al.command()} is not supported "
+                              "(only Line(A,B) and Ray(A,B): their GeoGebra parameterisation is known)")
+    tv = min(max(tv, 0.0), 1.0)
+    u = 2 * tv - 1 if o.kind == "line" else tv
+    if abs(u) >= 1: raise GeoCommandError(what, 0, f"t = {t} is a point at infinity on {path} in GeoGebra")
+    return fmt_number(u / (1 - abs(u)))
 
 def read_ggb(path: str | Path) -> Construction:
     "Read a `.ggb` file (zip with `geogebra.xml`) into a `Construction`."

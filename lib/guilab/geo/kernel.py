@@ -74,10 +74,14 @@ def eval_number(text: str) -> float:
         elif m.group(2): toks.append(("f", m.group(2), m.start(2)))
         elif m.group(3): toks.append(("o", m.group(3), m.start(3)))
     toks.append(("o", "$", len(text)))
-    pos = 0
+    pos, depth = 0, 0
     def peek(): return toks[pos]
     def take():
         nonlocal pos; t = toks[pos]; pos += 1; return t
+    def nest(t):
+        nonlocal depth
+        depth += 1
+        if depth > 60: raise ValueError("expression nested more than 60 deep", t[2])
     def expr():
         v = term()
         while peek()[1] in ("+", "-"): v = v + term() if take()[1] == "+" else v - term()
@@ -91,12 +95,16 @@ def eval_number(text: str) -> float:
             elif peek()[0] in ("n", "f") or peek()[1] == "(": v = v * power()     # implicit product: 2pi, 2sqrt(2)
             else: return v
     def unary():
-        if peek()[1] == "-": take(); return -unary()
-        if peek()[1] == "+": take(); return unary()
-        return power()
+        nonlocal depth
+        nest(peek())
+        try:
+            if peek()[1] == "-": take(); return -unary()
+            if peek()[1] == "+": take(); return unary()
+            return power()
+        finally: depth -= 1
     def power():
         v = atom()
-        while peek()[1] == "°": take(); v = v * math.pi / 180
+        if peek()[1] == "°": take(); v = v * math.pi / 180       # once: 90°° is an error, not 90·(π/180)²
         if peek()[1] == "^": take(); v = v ** unary()
         return v
     def atom():
@@ -248,7 +256,7 @@ class _ExprParser:
         return self.power()
     def power(self):
         v = self.atom()
-        while self.peek()[1] == "°": self.take(); v = ("b", "*", v, ("n", math.pi / 180))
+        if self.peek()[1] == "°": self.take(); v = ("b", "*", v, ("n", math.pi / 180))
         if self.peek()[1] == "^" and self.peek()[0] == "o":
             p = self.take()[2]; self.nest(p)
             try: v = ("b", "^", v, self.unary())
@@ -280,9 +288,25 @@ class _ExprParser:
             self.expect(")", t[2]); return v
         raise ValueError(f"unexpected {t[1]!r}" if t[1] != "$" else "unexpected end", t[2])
 
+_MAX_TREE = 200            # deepest expression tree (a chain x+x+...+x of n terms is n deep); deeper ones are refused
+
+def _tree_depth(n):
+    "Depth of expression tree `n`, computed without recursion."
+    best, stack = 0, [(n, 1)]
+    while stack:
+        m, d = stack.pop()
+        best = max(best, d)
+        for a in (m[2] if m[0] == "cmp" else m[1:]):
+            if isinstance(a, tuple): stack.append((a, d + 1))
+    return best
+
 def parse_expr(text: str, variables=("x", "y")):
-    "Parse a GeoGebra expression into the tuple tree described above; `ValueError(message, offset)` on bad input."
-    return _ExprParser(text.translate(_SUPERSCRIPTS) if any(ch in text for ch in "²³⁴≤≥≠∧∨·−") else text, variables).parse()
+    """Parse a GeoGebra expression into the tuple tree described above; `ValueError(message, offset)` on bad input,
+    including trees deeper than `_MAX_TREE` (e.g. 500 implicit factors `xxx...x`), which the recursive evaluator
+    could not walk."""
+    n = _ExprParser(text.translate(_SUPERSCRIPTS) if any(ch in text for ch in "²³⁴≤≥≠∧∨·−") else text, variables).parse()
+    if _tree_depth(n) > _MAX_TREE: raise ValueError(f"expression has more than {_MAX_TREE} chained operations", 0)
+    return n
 
 def _is_bool(n): return n[0] in ("cmp", "and", "or")
 
@@ -433,6 +457,30 @@ def _split_args(s: str, off: int, cmd: str) -> list[tuple[str, int]]:
         res.append((st, p + (len(a) - len(a.lstrip()))))
     return res
 
+_RESERVED = None
+
+def _reserved_names():
+    "Names GeoGebra reserves (constants, variables, functions, commands): not usable as labels."
+    global _RESERVED
+    if _RESERVED is not None: return _RESERVED
+    g = globals()                                    # the command tables are defined further down the module
+    names = ({"pi", "π", "x", "y", "If", "xAxis", "yAxis"} | set(_EFUNCS) | set(_FUNCS) | set(g.get("COMMANDS", ()))
+             | set(g.get("ALIASES", ())) | set(g.get("GEOGEBRA_UNSUPPORTED", ())))
+    if "COMMANDS" in g: _RESERVED = frozenset(names)  # complete: cache it
+    return names
+
+def _check_label(cmd, label, pos):
+    if label in _reserved_names():
+        raise GeoCommandError(cmd, pos, f"{label!r} is a reserved name (a GeoGebra constant, function or command), not a label")
+
+def _brackets(cmd: str) -> str:
+    "GeoGebra's older square-bracket call syntax `Circle[A, B]` as `Circle(A, B)` (outside strings; same offsets)."
+    out, q = [], False
+    for ch in cmd:
+        if ch == '"': q = not q
+        out.append(ch if q else {"[": "(", "]": ")"}.get(ch, ch))
+    return "".join(out)
+
 def parse_command(cmd: str) -> ParsedCommand:
     """Parse one command into a `ParsedCommand(labels, body, offset, name, args)`.
 
@@ -442,15 +490,17 @@ def parse_command(cmd: str) -> ParsedCommand:
     `name` is None (a number, a string literal or an expression such as `A + u`). Raises `GeoCommandError` on
     syntax errors and on commands longer than `MAX_COMMAND_CHARS`."""
     if not isinstance(cmd, str): raise GeoCommandError(str(cmd), 0, "command must be a string")
+    if "[" in cmd: cmd = _brackets(cmd)
     if len(cmd) > MAX_COMMAND_CHARS: raise GeoCommandError(cmd[:60] + "...", MAX_COMMAND_CHARS, f"command longer than {MAX_COMMAND_CHARS} characters")
     labels, off = [], 0
     m = _FUNDEF_RE.match(cmd)
     if m:
+        _check_label(cmd, m.group(1), m.start(1))
         body = cmd[m.end():].rstrip()
         if not body: raise GeoCommandError(cmd, m.end(), "empty function definition")
         return ParsedCommand([m.group(1)], body, m.end(), "_function", [(body, m.end())])
     m = _ASSIGN_RE.match(cmd)
-    if m and m.group(1) in ("x", "y"): m = None                     # `y = 2x + 1` is an equation, not a label
+    if m and set(m.group(1)) <= {"x", "y"}: m = None                # `y = 2x + 1`, `xy = 1` are equations, not labels
     if m is None:
         m = _COLON_RE.match(cmd)
         if m and m.group(1) in ("x", "y"): m = None
@@ -461,6 +511,7 @@ def parse_command(cmd: str) -> ParsedCommand:
             for x in labels:
                 if not _LABEL_RE.match(x): raise GeoCommandError(cmd, m.start(1), f"bad label {x!r}")
         else: labels = [lab]
+        for x in labels: _check_label(cmd, x, m.start(1))
     body = cmd[off:].rstrip()
     if not body: raise GeoCommandError(cmd, off, "empty command")
     eq = _top_equals(body)
@@ -482,7 +533,7 @@ def parse_command(cmd: str) -> ParsedCommand:
 # %% ../../../nbs/geo/00_kernel.ipynb #d5a5f024
 _PEPS = 1e-9     # parameter tolerance on segments, rays and arcs (relative)
 _DEPS = 1e-10    # discriminant tolerance, relative to r^2
-_TEPS = 1e-8     # touching tolerance, relative to the figure's scale (GeoGebra's STANDARD_PRECISION)
+_TEPS = 1e-8     # touching tolerance, relative to the figure's size (GeoGebra's STANDARD_PRECISION)
 _PI2 = 2 * math.pi
 
 def _line(px, py, dx, dy):
@@ -512,6 +563,11 @@ def _on_arc(data, x, y):
     sweep = t2 - t1
     return rel <= sweep + _PEPS * 360 or rel >= 360 - _PEPS * 360
 
+def _touch_eps(size, *coords):
+    """Touching tolerance: _TEPS (1e-8, GeoGebra's STANDARD_PRECISION) times the figure's **size** (radii, centre
+    distance: translation invariant), plus 8 ulps of the largest coordinate (the rounding of positions far out)."""
+    return _TEPS * size + 8 * math.ulp(max([1.0] + [abs(c) for c in coords]))
+
 def _ix_ll(o1, o2):
     "Intersection of two linear objects: [point] or [None] (parallel, or outside a segment/ray)."
     px, py, dx, dy = o1.aux; qx, qy, ex, ey = o2.aux
@@ -529,8 +585,8 @@ def _round_of(o):
 
 def _ix_lc(lo, co):
     """Line-like x circle/arc: two points ordered by their parameter along the line's direction (None where missing).
-    Touching (both slots = the foot of the centre) when |distance(centre, line) − r| <= 1e-8·s, s = max(1, |centre|,
-    r, |foot|): relative to the figure's scale because users type rounded coordinates (GeoGebra's STANDARD_PRECISION)."""
+    Touching (both slots = the foot of the centre) when |distance(centre, line) − r| <= `_touch_eps`(max(r, distance)):
+    relative to the figure's size (not its position) because users type rounded coordinates."""
     px, py, dx, dy = lo.aux
     cx, cy, r = _round_of(co)
     n2 = dx * dx + dy * dy
@@ -538,7 +594,8 @@ def _ix_lc(lo, co):
     s0 = ((cx - px) * dx + (cy - py) * dy) / n2          # parameter of the foot of the centre
     fx, fy = px + s0 * dx, py + s0 * dy
     h2 = r * r - ((cx - fx) ** 2 + (cy - fy) ** 2)
-    if abs(math.hypot(cx - fx, cy - fy) - r) <= _TEPS * max(1.0, abs(cx), abs(cy), r, abs(fx), abs(fy)): h2 = 0.0
+    dist = math.hypot(cx - fx, cy - fy)
+    if abs(dist - r) <= _touch_eps(max(r, dist), cx, cy, fx, fy): h2 = 0.0
     elif h2 < 0:
         if h2 < -_DEPS * r * r or r == 0: return [None, None]
         h2 = 0.0
@@ -552,8 +609,8 @@ def _ix_lc(lo, co):
 
 def _ix_cc(o1, o2):
     """Circle/arc x circle/arc: point 1 left of the centre line O1->O2, point 2 right (None where missing).
-    Touching (both slots = the touching point) when |d − (r1 + r2)| or |d − |r1 − r2|| <= 1e-8·s, d the centre distance,
-    s = max(1, |centres|, radii): relative to the figure's scale because users type rounded coordinates (A = (0, 0),
+    Touching (both slots = the touching point) when |d − (r1 + r2)| or |d − |r1 − r2|| <= `_touch_eps`(max(d, r1, r2)),
+    d the centre distance: relative to the figure's size, not its position, because users type rounded coordinates (A = (0, 0),
     r = 1, B = (2.00000001, 0), r = 1 touch at (1.000000005, 0)); 1e-8 is GeoGebra's STANDARD_PRECISION."""
     x1, y1, r1 = _round_of(o1); x2, y2, r2 = _round_of(o2)
     vx, vy = x2 - x1, y2 - y1
@@ -561,8 +618,12 @@ def _ix_cc(o1, o2):
     if d == 0: return [None, None]
     a = (d * d + r1 * r1 - r2 * r2) / (2 * d)
     h2 = r1 * r1 - a * a
-    eps = _TEPS * max(1.0, abs(x1), abs(y1), abs(x2), abs(y2), r1, r2)
-    if d > eps and (abs(d - (r1 + r2)) <= eps or abs(d - abs(r1 - r2)) <= eps): h2 = 0.0
+    eps = _touch_eps(max(d, r1, r2), x1, y1, x2, y2)
+    if d > eps and (abs(d - (r1 + r2)) <= eps or abs(d - abs(r1 - r2)) <= eps):
+        h2 = 0.0                                   # touching: the midpoint of the gap between the circles on the centre
+        if abs(d - (r1 + r2)) <= eps: a = (d + r1 - r2) / 2      # line (no division by a small d, which amplifies rounding)
+        elif r1 >= r2: a = (d + r1 + r2) / 2
+        else: a = (d - r1 - r2) / 2
     elif h2 < 0:
         if h2 < -_DEPS * max(r1, r2) ** 2: return [None, None]
         h2 = 0.0
@@ -593,15 +654,16 @@ def _path_point(o, t):
         elif k == "ray": t = max(t, 0.0)
         return (px + t * dx, py + t * dy)
     if k == "circle":
-        cx, cy, r = o.data; ca, sa = _cs(math.pi * (2 * t - 1))
+        cx, cy, r = o.data; ca, sa = _cs(math.pi * (2 * min(max(t, 0.0), 1.0) - 1))   # GeoGebra clamps t to [0, 1]
         return (cx + r * ca, cy + r * sa)
     if k == "arc":
         cx, cy, r, t1, t2 = o.data; t = min(max(t, 0.0), 1.0)
         ca, sa = _cs(math.radians(t1 + t * (t2 - t1)))
         return (cx + r * ca, cy + r * sa)
-    if k == "polygon":
+    if k == "polygon":                                   # GeoGebra: t in [0, 1] (clamped) -> n·t over the n sides
         v = o.data; n = len(v)
-        i = int(math.floor(t)) % n; f = t - math.floor(t)
+        p = n * min(max(t, 0.0), 1.0)
+        i = min(int(math.floor(p)), n - 1); f = p - i
         (ax, ay), (bx, by) = v[i], v[(i + 1) % n]
         return (ax + f * (bx - ax), ay + f * (by - ay))
     raise TypeError(f"{o.label} ({k}) is not a path")
@@ -636,8 +698,8 @@ def _path_param(o, x, y):
             (ax, ay), (bx, by) = v[i], v[(i + 1) % n]
             s = min(max(_seg_param(ax, ay, bx - ax, by - ay, x, y), 0.0), 1.0)
             d = math.hypot(ax + s * (bx - ax) - x, ay + s * (by - ay) - y)
-            if d < best[0]: best = (d, i + s)
-        return best[1] if best[1] < n else 0.0
+            if d < best[0]: best = (d, (i + s) / n)
+        return best[1] if best[1] < 1.0 else 0.0
     raise TypeError(f"{o.label} ({k}) is not a path")
 
 # %% ../../../nbs/geo/00_kernel.ipynb #9795ded4
@@ -780,7 +842,7 @@ def _f_tangent(ins, al):
     (px, py) = ins[0].data; cx, cy, r = _round_of(ins[1])
     vx, vy = px - cx, py - cy
     d2 = vx * vx + vy * vy; d = math.sqrt(d2)
-    if abs(d - r) <= 1e-9 * max(r, 1.0):
+    if abs(d - r) <= _touch_eps(max(r, d), px, py, cx, cy):      # P on c up to rounding: the tangent at P
         return [_line(px, py, -vy, vx), None]
     if d < r: return [None, None]
     k, h = r * r / d2, r * math.sqrt(d2 - r * r) / d2
@@ -904,7 +966,7 @@ def _f_transform(ins, al):
     return _map_obj(ins[0], f, orient, scale)
 
 # %% ../../../nbs/geo/00_kernel.ipynb #941f23b0
-from scipy.optimize import brentq, minimize_scalar
+from scipy.optimize import minimize_scalar
 
 _WINDOW = 100.0     # non-polynomial functions: roots searched on domain ∩ [-_WINDOW, _WINDOW]
 _NSAMPLE = 4001
@@ -922,7 +984,9 @@ class Function:
         self.poly = None if p is None or any(j for (i, j) in p) else _coeffs(p)
     def __call__(self, x):
         "Value(s) at x (float or array); NaN outside the domain or where undefined."
-        v = eval_expr(self.node, np.asarray(x, float) if not isinstance(x, float) else x)
+        xa = np.asarray(x, float) if not isinstance(x, float) else x
+        v = eval_expr(self.node, xa)
+        if np.ndim(xa) and np.ndim(v) == 0: return np.full(np.shape(xa), float(v))   # constant function on a grid
         return float(v) if np.ndim(v) == 0 else np.asarray(v, float)
     def __repr__(self): return f"Function({self.text!r})"
     def __eq__(self, other): return isinstance(other, Function) and other.text == self.text
@@ -963,51 +1027,157 @@ def _dedupe(xs, h, preferred=()):
         else: out.append(x)
     return out
 
+_MAX_ROOTS = 1000   # more roots / intersection points than this in one search: undefined (a bound on the work)
+_MAX_SAMPLES = 100001
+
+def _poly_real_roots(poly):
+    """Distinct real roots of the polynomial with ascending coefficients `poly` (not constant). numpy's roots scatter a
+    root of multiplicity m by about ε^(1/m); they are clustered (single linkage at radii 0.5 … 1e-7·max(1, |x|), largest
+    first) and a cluster of m roots with centre c is one root when p, p', …, p^(m−1) all vanish at c up to 1e-6 of their
+    absolute-coefficient scale; c is then polished by Newton steps on p^(m−1), of which it is a simple root."""
+    p = np.polynomial.Polynomial(poly)
+    ders = [p]
+    rs = list(p.roots())
+    out, left = [], rs
+    def vanish(c, m):
+        for j in range(m):
+            q = ders[j] if j < len(ders) else None
+            if q is None: q = ders[-1].deriv(); ders.append(q)
+            aq = np.polynomial.Polynomial(np.abs(q.coef))
+            if abs(q(c)) > 1e-6 * max(aq(abs(c)), 1e-300): return False
+        return True
+    for rad in (0.5, 1e-1, 1e-2, 1e-3, 1e-5, 1e-7):
+        if not left: break
+        left.sort(key=lambda z: (z.real, z.imag))
+        clusters, used = [], [False] * len(left)
+        for i in range(len(left)):                   # single linkage by flood fill (degree <= 32: quadratic is fine)
+            if used[i]: continue
+            grp, stack = [], [i]; used[i] = True
+            while stack:
+                k = stack.pop(); grp.append(left[k])
+                for j in range(len(left)):
+                    if not used[j] and abs(left[j] - left[k]) <= rad * max(1.0, abs(left[k])): used[j] = True; stack.append(j)
+            clusters.append(grp)
+        nxt = []
+        for grp in clusters:
+            m = len(grp); cz = sum(grp) / m
+            if m >= 2 and abs(cz.imag) <= 1e-6 * max(1.0, abs(cz)) and vanish(cz.real, m):
+                c = cz.real; q = ders[m - 1]; dq = q.deriv()
+                for _ in range(3):                   # Newton on p^(m-1) (simple root at c)
+                    d = dq(c)
+                    if d == 0: break
+                    c2 = c - q(c) / d
+                    if abs(q(c2)) >= abs(q(c)): break
+                    c = c2
+                out.append(float(c))
+            else: nxt += grp
+        left = nxt
+    ap = np.polynomial.Polynomial(np.abs(p.coef))
+    for z in left:                                   # simple roots
+        if abs(z.imag) <= 1e-6 * max(1.0, abs(z)) and abs(p(z.real)) <= 1e-9 * max(1.0, ap(abs(z.real))): out.append(float(z.real))
+    return sorted(out)
+
+def _bisect(h, a, b, n=200):
+    "Vectorised bisection of h on brackets [a, b] (arrays, sign change in each); the bracket end with the smaller |h|."
+    fa = np.asarray(h(a), float)
+    for _ in range(n):
+        m = a / 2 + b / 2
+        done = (m == a) | (m == b)
+        if done.all(): break
+        fm = np.asarray(h(m), float)
+        same = np.sign(fm) == np.sign(fa)
+        a = np.where(same & ~done, m, a); fa = np.where(same & ~done, fm, fa)
+        b = np.where(~same & ~done, m, b)
+        a = np.where(fm == 0, m, a); b = np.where(fm == 0, m, b)
+    fb = np.asarray(h(b), float)
+    return np.where(np.abs(fa) <= np.abs(fb), a, b)
+
+def _golden(g, a, b, n=100):
+    "Vectorised golden-section minimisation of g (array → array) on [a, b]."
+    r = (math.sqrt(5) - 1) / 2
+    c, d = b - r * (b - a), a + r * (b - a)
+    gc, gd = g(c), g(d)
+    for _ in range(n):
+        left = gc < gd
+        b = np.where(left, d, b); a = np.where(left, a, c)
+        c2 = np.where(left, b - r * (b - a), d); d2 = np.where(left, c, a + r * (b - a))
+        c, d = c2, d2
+        gc, gd = g(c), g(d)
+    return (a + b) / 2
+
+def _continuous_zero(h, x, step, tol):
+    """Boolean array: h really vanishes at each x (not a pole or jump): |h| near x shrinks as one approaches x
+    (max |h(x ± step/4)| vs max |h(x ± step/4096)|: a root's values shrink ~1000×, a jump's stay, a pole's grow), and
+    |h(x)| <= tol + 4·|slope|·ulp(x) (the residual a float root of a steep function can have)."""
+    x = np.asarray(x, float)
+    def side(d):
+        v = np.abs(np.stack([np.asarray(h(x - d), float), np.asarray(h(x + d), float)]))
+        v = np.where(np.isfinite(v), v, np.nan)
+        return v
+    d1, d2 = step / 4, step / 4096
+    m1, m2 = np.nanmax(np.nan_to_num(side(d1), nan=-1), axis=0), np.nanmax(np.nan_to_num(side(d2), nan=-1), axis=0)
+    hx = np.abs(np.asarray(h(x), float))
+    d3 = np.maximum(1e-9 * np.maximum(1.0, np.abs(x)), 4 * np.spacing(np.abs(x) + 1e-300))
+    slope = np.abs(np.asarray(h(x + d3), float) - np.asarray(h(x - d3), float)) / (2 * d3)
+    slope = np.where(np.isfinite(slope), slope, np.inf)
+    resid_ok = np.isfinite(hx) & (hx <= tol + 4 * np.where(np.isinf(slope), 0, slope) * np.spacing(np.abs(x) + 1e-300))
+    shrink = (m1 >= 0) & (m2 >= 0) & ((m1 <= tol) | (m2 <= 0.5 * m1))
+    return resid_ok & shrink
+
 def _roots1d(h, poly, lo, hi):
     """Real roots of `h` on [lo, hi] (ascending, deduplicated; see above). `poly`: ascending coefficients of h
-    when it is a polynomial (then lo, hi may be infinite), else None (then the window [-100, 100] applies)."""
-    cands, touch = [], []
+    when it is a polynomial (then lo, hi may be infinite), else None (then the window [-100, 100] applies where an
+    end is infinite). Returns [] (undefined) when h ≈ 0 on an interval or more than `_MAX_ROOTS` roots are found."""
+    cands = []
     with np.errstate(all="ignore"):
         if poly is not None:
-            p = np.polynomial.Polynomial(poly)
             nz = np.nonzero(poly)[0]
             if len(nz) == 0 or nz[-1] == 0: return []       # constant: no isolated roots (identical or apart)
             p = np.polynomial.Polynomial(poly[:nz[-1] + 1])
+            cands = _poly_real_roots(p.coef)
             ap = np.polynomial.Polynomial(np.abs(p.coef))
-            ok = lambda x: abs(p(x)) <= 1e-9 * max(1.0, ap(abs(x)))
-            for r in p.roots():
-                if abs(r.imag) <= 1e-6 * max(1.0, abs(r)): cands.append(float(r.real))
-            if p.degree() >= 2:
-                touch = [float(r.real) for r in p.deriv().roots() if abs(r.imag) <= 1e-9 * max(1.0, abs(r))]
-                cands += touch
-            cands = [x for x in cands if ok(x)]
-            hv = lambda x: float(p(x))
+            tol_at = lambda x: 1e-9 * max(1.0, ap(abs(x)))
         else:
-            a, b = max(lo, -_WINDOW), min(hi, _WINDOW)
+            a, b = (lo if math.isfinite(lo) else -_WINDOW), (hi if math.isfinite(hi) else _WINDOW)
+            if not math.isfinite(lo) and not math.isfinite(hi): a, b = -_WINDOW, _WINDOW
+            elif not math.isfinite(lo): a = min(b - 2 * _WINDOW, -_WINDOW) if b < -_WINDOW else -_WINDOW
+            elif not math.isfinite(hi): b = max(a + 2 * _WINDOW, _WINDOW) if a > _WINDOW else _WINDOW
             if not a <= b: return []
-            hv = lambda x: float(h(x))
-            xs = np.linspace(a, b, _NSAMPLE); v = np.asarray(h(xs), float)
+            span = b / 2 - a / 2
+            n = int(min(_MAX_SAMPLES, max(_NSAMPLE, 2 * span / 0.05 + 1))) if math.isfinite(span) else _MAX_SAMPLES
+            t = np.linspace(0.0, 1.0, n)
+            xs = a * (1 - t) + b * t; xs[0], xs[-1] = a, b
+            step = (b / (n - 1) - a / (n - 1)) if n > 1 else 1.0
+            v = np.asarray(h(xs), float)
             fin = np.isfinite(v)
-            scale = lambda x: 1e-9 * max(1.0, abs(x))
-            cands += [float(x) for x in xs[fin & (v == 0)]]
+            if not fin.any(): return []
+            tol = 1e-9 * max(1.0, float(np.median(np.abs(v[fin]))))
+            tol_at = lambda x: tol
+            small = fin & (np.abs(v) <= tol)
+            if (small[:-2] & small[1:-1] & small[2:]).any(): return []       # h ≈ 0 on an interval: coincident graphs
             s = np.sign(v)
-            for i in np.nonzero(fin[:-1] & fin[1:] & (s[:-1] * s[1:] < 0))[0]:
-                try: cands.append(brentq(hv, xs[i], xs[i + 1], xtol=1e-15, rtol=1e-15, maxiter=200))
-                except (ValueError, RuntimeError): pass
+            br = np.nonzero(fin[:-1] & fin[1:] & (s[:-1] * s[1:] < 0))[0]
             av = np.where(fin, np.abs(v), np.inf)
-            for i in np.nonzero((av[1:-1] <= av[:-2]) & (av[1:-1] <= av[2:]) & fin[1:-1])[0] + 1:
-                r = minimize_scalar(lambda t: abs(hv(t)) if math.isfinite(hv(t)) else math.inf,
-                                    bounds=(xs[i - 1], xs[i + 1]), method="bounded", options={"xatol": 1e-13})
-                if math.isfinite(hv(r.x)) and abs(hv(r.x)) <= scale(r.x): cands.append(float(r.x))
-            ok = lambda x: math.isfinite(hv(x)) and abs(hv(x)) <= scale(x)
+            i = np.arange(1, n - 1)
+            loc = i[(av[1:-1] < av[:-2]) & (av[1:-1] <= av[2:]) & fin[1:-1] & (s[:-2] * s[2:] > 0) & (av[1:-1] <= 0.1 * np.maximum(av[:-2], av[2:]) + tol * 1e6)] if n > 2 else np.array([], int)
+            exact = np.nonzero(fin & (v == 0))[0]
+            if len(br) + len(loc) > 4 * _MAX_ROOTS: return []
+            xb = _bisect(h, xs[br], xs[br + 1]) if len(br) else np.array([])
+            g = lambda z: np.where(np.isfinite(np.asarray(h(z), float)), np.abs(np.asarray(h(z), float)), np.inf)
+            xl = _golden(g, xs[loc - 1], xs[loc + 1]) if len(loc) else np.array([])
+            xl = xl[np.abs(np.asarray(h(xl), float)) <= tol] if len(xl) else xl
+            allx = np.concatenate([xb, xl, xs[exact]])
+            if len(allx): allx = allx[_continuous_zero(h, allx, step, tol)]
+            cands = [float(x) for x in allx]
         for e in (lo, hi):
             if math.isfinite(e):
                 he = h(e)
-                if he == he and abs(float(he)) <= 1e-9 * max(1.0, abs(e)): cands.append(float(e))
+                if he == he and abs(float(he)) <= tol_at(e): cands.append(float(e))
         eps = lambda x: 1e-9 * max(1.0, abs(x))
         cands = [min(max(x, lo), hi) for x in cands if lo - eps(x) <= x <= hi + eps(x)]
         cands = [x for x in cands if math.isfinite(x) and h(x) == h(x)]
-        return _dedupe(cands, lambda x: abs(float(h(x))), touch)
+        out = _dedupe(cands, lambda x: abs(float(h(x))))
+        return out if len(out) <= _MAX_ROOTS else []
 
 def _extrema1d(F, lo, hi):
     "x of the local extrema of function F on [lo, hi] (ascending): sign changes of the derivative."
@@ -1024,14 +1194,15 @@ def _extrema1d(F, lo, hi):
         a, b = max(lo, -_WINDOW), min(hi, _WINDOW)
         if not a < b: return []
         xs = np.linspace(a, b, _NSAMPLE); v = np.asarray(F(xs), float)
+        dv = np.diff(v)
+        turn = np.nonzero(np.isfinite(v[:-2]) & np.isfinite(v[1:-1]) & np.isfinite(v[2:]) & (dv[:-1] * dv[1:] < 0))[0] + 1
+        if len(turn) > _MAX_ROOTS: return []
         out = []
-        for i in range(1, len(xs) - 1):
-            if not np.all(np.isfinite(v[i - 1:i + 2])): continue
-            if (v[i] - v[i - 1]) * (v[i + 1] - v[i]) < 0 or (v[i] == v[i - 1] and v[i] != v[i + 1] and i > 1 and (v[i - 1] - v[i - 2]) * (v[i + 1] - v[i]) < 0):
-                sg = 1.0 if v[i] < v[i - 1] else -1.0
-                r = minimize_scalar(lambda t: sg * F(t) if math.isfinite(F(t)) else math.inf, bounds=(xs[i - 1], xs[i + 1]),
-                                    method="bounded", options={"xatol": 1e-12})
-                out.append(float(r.x))
+        for i in turn:
+            sg = 1.0 if v[i] < v[i - 1] else -1.0
+            r = minimize_scalar(lambda t: sg * F(t) if math.isfinite(F(t)) else math.inf, bounds=(xs[i - 1], xs[i + 1]),
+                                method="bounded", options={"xatol": 1e-12})
+            out.append(float(r.x))
         return _dedupe(out, lambda x: 0.0)
 
 # %% ../../../nbs/geo/00_kernel.ipynb #d7c1a349
@@ -1134,10 +1305,11 @@ def _ix_poly(po, other):
     return out
 
 def _f_var(ins, al):
-    "Variable-count outputs: param = (points getter, count); pad with undefined / drop the excess."
+    """Variable-count outputs: param = (points getter, count); pad with undefined; more points than outputs are
+    returned too (the construction then adds outputs, see `Construction._grow`)."""
     get, n = al.param
     pts = get(ins, al)
-    return [(p, None) for p in pts[:n]] + [None] * (n - len(pts[:n]))
+    return [(p, None) for p in pts] + [None] * (n - len(pts))
 
 def _f_nth(ins, al):
     get, n = al.param
@@ -1307,6 +1479,7 @@ def _b_point(c, cmd, name, A, P):
         t = 0.0
         if len(A) == 2:
             if not isinstance(A[1], float): raise _kind_err(cmd, P[1][1], name, "a number parameter", _desc(A[1]))
+            if not math.isfinite(A[1]): raise GeoCommandError(cmd, P[1][1], f"{name}: the parameter must be a finite number")
             t = A[1]
         return Built(_f_point_on, [A[0]], ["point"], t, (), [A[0].label], None)
     raise _kind_err(cmd, P[0][1] if P else 0, name, "(path) or (path, t) with a segment/line/ray/circle/arc/polygon", _desc(A[0]))
@@ -1397,8 +1570,8 @@ def _b_semicircle(c, cmd, name, A, P):
 def _b_polygon(c, cmd, name, A, P):
     if len(A) == 3 and _is(A[0], "point") and _is(A[1], "point") and isinstance(A[2], float):
         n = A[2]
-        if n != int(n) or n < 3 or n > 1000:
-            raise GeoCommandError(cmd, P[2][1], f"{name}: regular polygon needs an integer n >= 3, got {fmt_number(n)}")
+        if not math.isfinite(n) or n != int(n) or n < 3 or n > 1000:
+            raise GeoCommandError(cmd, P[2][1], f"{name}: regular polygon needs an integer n in 3..1000, got {fmt_number(n)}")
         n = int(n)
         kinds = ["polygon"] + ["segment"] * n + ["point"] * (n - 2)
         return Built(_f_regular, list(A[:2]), kinds, n, (), [A[0].label, A[1].label, P[2][0]], [("poly", n)])
@@ -1446,7 +1619,7 @@ def _b_intersect(c, cmd, name, A, P):
     npts = 2 if "round" in cls and "lin" in cls or cls == ["round", "round"] else 1
     if len(A) == 3:
         hi = 10 ** 6 if special else npts
-        if not isinstance(A[2], float) or A[2] != int(A[2]) or not 1 <= A[2] <= hi:
+        if not isinstance(A[2], float) or not math.isfinite(A[2]) or A[2] != int(A[2]) or not 1 <= A[2] <= hi:
             raise GeoCommandError(cmd, P[2][1], f"{name}: index must be an integer in 1..{'n' if special else npts}, got {_desc(A[2])}")
         n = int(A[2])
         if special: return Built(_f_nth, list(A[:2]), ["point"], (_g_pair, n), (), labs + [str(n)], None)
@@ -1625,6 +1798,20 @@ def _assign_labels(kinds, hints, given, used):
         out.append(l); taken.add(l)
     return out
 
+def _finite(r):
+    "True when every float in a result (data, aux) pair (nested tuples) is finite; functions and texts count as finite."
+    return _fin(r[0]) and (r[1] is None or _fin(r[1]))
+
+def _fin(v):
+    c = v.__class__
+    if c is tuple or c is list or isinstance(v, (tuple, list)):
+        for w in v:
+            if w.__class__ is float:
+                if w - w != 0.0: return False                 # inf - inf and nan are nan
+            elif not _fin(w): return False
+        return True
+    return not isinstance(v, float) or v - v == 0.0
+
 class Construction:
     "A GeoGebra-style construction: objects in dependency order, recomputed when free objects move (see module docs)."
     def __init__(self):
@@ -1744,6 +1931,9 @@ class Construction:
         try: return self._add(cmd, labels, body, off, name, args)
         except GeoCommandError:
             self._rollback(mark); raise
+        except (RecursionError, OverflowError) as e:              # sizes beyond what float64 / the evaluator handle
+            self._rollback(mark)
+            raise GeoCommandError(cmd, off, f"cannot build {body.strip()[:60]!r}: {type(e).__name__}: {e}") from None
         finally: self._nlabels, self._reserved = saved
 
     def _expr(self, cmd, text, pos, variables=("x", "y")):
@@ -1783,6 +1973,7 @@ class Construction:
                 al, kinds = self._sum(cmd, off, sm)
             else:
                 v = self._number_or_error(cmd, body, off)
+                if not math.isfinite(v): raise GeoCommandError(cmd, off, f"{body.strip()[:40]!r} is not a finite number (GeoGebra shows it undefined; guilab refuses it)")
                 if len(labels) == 1 and labels[0] in self.objects and self.objects[labels[0]].algo.name == "_number":
                     self.set_value(labels[0], v); return list(labels)
                 al = _Algo("_number", [], [], _f_free_number, v); kinds = ["number"]
@@ -1860,6 +2051,7 @@ class Construction:
     # ----- recomputation -------------------------------------------------------------------------------
     @staticmethod
     def _run(al):
+        "Recompute `al`'s outputs; returns the raw result (a list, or None when undefined)."
         res = None
         for o in al.inputs:
             if not o.defined: break
@@ -1868,10 +2060,11 @@ class Construction:
             except (ZeroDivisionError, OverflowError, ValueError, FloatingPointError): res = None   # degenerate input: undefined, as in GeoGebra
         if res is None:
             for o in al.outputs: o.defined = False; o.data = o.aux = None
-            return
+            return None
         for o, r in zip(al.outputs, res):
-            if r is None: o.defined = False; o.data = o.aux = None
+            if r is None or not _finite(r): o.defined = False; o.data = o.aux = None     # inf / nan: undefined
             else: o.data, o.aux = r; o.defined = True
+        return res
 
     def _chain(self, al):
         ch = self._chains.get(al)
@@ -1884,8 +2077,35 @@ class Construction:
         return ch
 
     def _update(self, al):
-        self._run(al)
-        for b in self._chain(al): self._run(b)
+        for b in [al] + self._chain(al):
+            res = self._run(b)
+            if res is not None and len(res) > len(b.outputs): self._grow(b, res)
+
+    def _grow(self, al, res):
+        """A variable-count command found more points after a move than it has outputs: add outputs (automatic point
+        labels, placed right after its other outputs), as GeoGebra's output handler does, so that the state equals a
+        fresh build of `to_commands()` (which then lists all labels). Fewer points leave the extra outputs undefined."""
+        extra = res[len(al.outputs):]
+        first = al.outputs[0]
+        new = _assign_labels(["point"] * len(extra), None, [], _Used(self.objects, self._reserved))
+        after = al.outputs[-1].label
+        objs = []
+        for l, r in zip(new, extra):
+            o = GeoObject(l, "point", al)
+            o.depth, o.color = first.depth, first.color
+            o.auxiliary, o.visible, o.label_visible = first.auxiliary, first.visible, first.label_visible
+            if r is not None and _finite(r): o.data, o.aux = r; o.defined = True
+            al.outputs.append(o); al.born.append(l); objs.append(o)
+            self.graph.add_node(l)
+            for i in al.inputs: self.graph.add_edge(i.label, l)
+        d = {}
+        for k, v in self.objects.items():
+            d[k] = v
+            if k == after:
+                for o in objs: d[o.label] = o
+        self.objects = d
+        al.param = (al.param[0], len(al.outputs))
+        self._chains.clear()
 
     def move(self, label: str, x: float, y: float) -> None:
         """Move free point `label` to world (x, y), or a point on an object to the projection of (x, y) on its path;
@@ -1904,6 +2124,7 @@ class Construction:
         "Set free number `label` to `v` and recompute its dependents; `GeoCommandError` if it is not a free number."
         o = self._get(label)
         if o.algo.name != "_number": raise GeoCommandError(f"set_value({label})", 0, f"{label} is not a free number")
+        if not math.isfinite(v): raise GeoCommandError(f"set_value({label})", 0, f"value must be a finite number, got {v}")
         o.algo.param = float(v); self._update(o.algo)
 
     def remove(self, label: str) -> list[str]:

@@ -66,6 +66,7 @@ def parse_plan(text: str) -> tuple[list[str], list[dict]]:
     if not isinstance(text, str): return [], [{"text": repr(text), "reason": "reply is not text"}]
     c, good, errors, skipped = Construction(), [], [], []
     for s in _candidates(text):
+        if "=" not in s and "(" not in s: skipped.append(s); continue   # prose such as "Plan:" (a named form needs "=" or a call)
         try:
             labels, body, off, name, args = parse_command(s)
         except Exception as e: errors.append({"text": s, "reason": f"syntax: {e}"}); continue

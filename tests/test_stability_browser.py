@@ -1,0 +1,45 @@
+"""GraceBench on real JupyterLab: a short exploration, an online oracle trajectory with video evidence, and a
+trajectory whose video is missing (reported, not scored). Skipped without Chromium/Playwright."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from guilab.browser import CHROMIUM, chromium_available
+
+pytestmark = pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM}")
+
+
+def test_explore_then_online_oracle_with_video(tmp_path):
+    from guilab.stability.analysis import trajectory_frame
+    from guilab.stability.explore import JupyterLabApp, explore
+    from guilab.stability.policies import OracleAgent
+    from guilab.stability.runner import run_online, video_duration
+    from guilab.stability.tasks import task_subgraph
+    from guilab.stability.utg import load_utg, states
+
+    with JupyterLabApp() as app:
+        r = explore(app, 15, tmp_path / "utg", progress=False)
+        G = load_utg(tmp_path / "utg" / "utg.json")
+        assert r["states"] >= 3 and r["actions"] >= 3 and not any(n.startswith("boundary:") for n in states(G))
+        start = G.graph["start"]
+        file_menu = [v for u, v, d in G.out_edges(start, data=True) if "click|menubar|menuitem|File|0" in json.loads(d["actions"])]
+        assert file_menu, "the File menu was the first thing explored"
+        goal = file_menu[0]
+        task = {"id": "t-file", "start": start, "goal": goal, "concise": "Open the File menu.", "detailed": "Goal: … Steps: (1) Click “File” in the menu bar.",
+                "subgraph": task_subgraph(G, start, goal, task="t-file", app="jupyterlab")}
+        rec = run_online(app, G, OracleAgent(), task, "concise", "oracle", tmp_path / "traj", budget=3)
+        assert rec["states"] == [start, goal] and rec["success"] and rec["stopped"] == "done", rec["states"]
+        assert rec["evidence_missing"] is None, rec["evidence_missing"]
+        d = Path(rec["dir"])
+        assert (d / rec["video"]).stat().st_size > 0 and abs(video_duration(d / rec["video"]) - rec["wall_s"]) < 2 + 0.1 * rec["wall_s"]
+        s = rec["steps"][0]
+        assert (d / s["pre"]).exists() and (d / s["post"]).exists() and (d / s["clip"]).exists() and s["t_pre"] < s["t_post"]
+        # a run whose video did not come back is reported as such and not scored
+        app.close_context = lambda: (app.context.close(), setattr(app, "page", None))[1]   # returns None: no video path
+        bad = run_online(app, G, OracleAgent(), task, "concise", "oracle-novideo", tmp_path / "traj2", budget=3)
+    assert bad["evidence_missing"] == "video missing"
+    df = trajectory_frame([rec, bad], {"t-file": task["subgraph"]})
+    assert df.evidence.tolist() == ["ok", "video missing"] and df.SR.isna().tolist() == [False, True]
