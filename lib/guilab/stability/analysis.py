@@ -210,11 +210,15 @@ def split_half(df: pd.DataFrame,            # trajectory_frame rows
                seed: int = 0,
               ) -> dict:
     """Split-half rank consistency of `metric` under `condition` (DESIGN §4): `{"metric","condition","rho_mean",
-    "rho_lo","rho_hi","p","n_models","n_tasks","n_valid_splits","status"}`; status `ok`, or a reason (fewer than 3
-    models, no valid split) with NaN numbers."""
+    "rho_lo","rho_hi","p","n_models","n_ranked_min","n_ranked_max","n_tasks","n_valid_splits","status"}`; status `ok`,
+    or a reason (fewer than 3 models, no valid split) with NaN numbers. `rho_lo`/`rho_hi` are the 2.5/97.5 %
+    quantiles of the per-split ρ (their spread, not a confidence interval of the mean); `n_ranked_min/max` count the
+    models defined in both halves of a valid split (a metric such as LBR or ARL is undefined for some models, so
+    fewer than `n_models` may be ranked); the null averages shuffled ρ over the same valid splits as the observed mean."""
     s = scored(df); s = s[s.condition == condition]
     out = {"metric": metric, "condition": condition, "rho_mean": math.nan, "rho_lo": math.nan, "rho_hi": math.nan,
-           "p": math.nan, "n_models": int(s.model.nunique()), "n_tasks": int(s.task.nunique()), "n_valid_splits": 0}
+           "p": math.nan, "n_models": int(s.model.nunique()), "n_ranked_min": 0, "n_ranked_max": 0,
+           "n_tasks": int(s.task.nunique()), "n_valid_splits": 0}
     if out["n_models"] < 3: return {**out, "status": "fewer than 3 models"}
     M = s.pivot_table(index="task", columns="model", values=metric, aggfunc="mean")
     apps = s.groupby("task").app.first().reindex(M.index).to_numpy()
@@ -227,10 +231,11 @@ def split_half(df: pd.DataFrame,            # trajectory_frame rows
     g = np.random.default_rng(seed + 1)
     n = A.shape[1]
     perms = np.array([g.permutation(n) for _ in range(permutations)])        # one label shuffle per permutation, used in every split
-    rhos, null_sum, null_cnt = [], np.zeros(permutations), np.zeros(permutations)
+    rhos, ranked, null_sum, null_cnt = [], [], np.zeros(permutations), np.zeros(permutations)
     for a, b in zip(A, B):
         r = _masked_rho(a[None, :], b[None, :])[0]
-        if not math.isnan(r): rhos.append(r)
+        if math.isnan(r): continue
+        rhos.append(r); ranked.append(int((~(np.isnan(a) | np.isnan(b))).sum()))
         rp = _masked_rho(np.broadcast_to(a, (permutations, n)), b[perms])   # half B's labels shuffled
         ok = ~np.isnan(rp); null_sum[ok] += rp[ok]; null_cnt[ok] += 1
     if not rhos: return {**out, "status": "no split with 3+ models defined and a non-constant ranking"}
@@ -238,7 +243,8 @@ def split_half(df: pd.DataFrame,            # trajectory_frame rows
     with np.errstate(invalid="ignore"): null = np.where(null_cnt > 0, null_sum / np.maximum(null_cnt, 1), np.nan)
     k = int((null >= obs - 1e-12).sum())
     return {**out, "rho_mean": float(obs), "rho_lo": float(np.quantile(rhos, 0.025)), "rho_hi": float(np.quantile(rhos, 0.975)),
-            "p": (k + 1) / (permutations + 1), "n_valid_splits": int(len(rhos)), "status": "ok"}
+            "p": (k + 1) / (permutations + 1), "n_ranked_min": min(ranked), "n_ranked_max": max(ranked),
+            "n_valid_splits": int(len(rhos)), "status": "ok"}
 
 def _masked_rho(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     "Spearman ρ row by row over the columns where both rows are defined (average ranks); NaN for < 3 pairs or a constant row."
