@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 # %% auto #0
-__all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DEMO_NOTEBOOK', 'BrowserUnavailable', 'chromium_available',
-           'launch_chromium', 'browser_page', 'run_outside_loop', 'write_demo_root', 'write_lab_profile', 'free_port',
-           'jupyter_lab_command', 'start_jupyterlab']
+__all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DEMO_NOTEBOOK', 'BROWSER_ACTION_TYPES', 'SECRET_ENV',
+           'PROFILE_SETTINGS', 'DESCRIBE_JS', 'BrowserUnavailable', 'chromium_available', 'launch_chromium',
+           'browser_page', 'run_outside_loop', 'write_demo_root', 'write_lab_profile', 'free_port',
+           'jupyter_lab_command', 'start_jupyterlab', 'playwright_key', 'AnyText', 'BrowserActionSpace',
+           'check_browser_action', 'guard_text', 'guard_request', 'put_setting', 'reset_server_state', 'notebook_json',
+           'apply_config', 'BrowserEnv']
 
 # %% ../../nbs/browser/00_browser.ipynb #e7861ec8
 CHROMIUM = "/usr/bin/chromium"
@@ -202,3 +205,459 @@ def start_jupyterlab(root_dir: str | os.PathLike | None = None,  # server root; 
         logf.close()
         proc.server_log = Path(logf.name).read_text(errors="replace") if Path(logf.name).exists() else ""
         shutil.rmtree(tmp, ignore_errors=True)
+
+# %% ../../nbs/browser/00_browser.ipynb #f58ca347
+import io, re, threading
+import numpy as np
+import gymnasium as gym
+from gymnasium import spaces
+
+BROWSER_ACTION_TYPES = ("click", "draw", "drag", "type", "key", "hotkey", "scroll", "wait", "done", "fail")
+_MODS = {"ctrl": "Control", "control": "Control", "shift": "Shift", "alt": "Alt", "meta": "Meta", "cmd": "Meta",
+         "super": "Meta", "esc": "Escape", "escape": "Escape", "enter": "Enter", "return": "Enter", "tab": "Tab",
+         "backspace": "Backspace", "delete": "Delete", "del": "Delete", "space": " ", "up": "ArrowUp", "down": "ArrowDown",
+         "left": "ArrowLeft", "right": "ArrowRight", "home": "Home", "end": "End", "pageup": "PageUp", "pagedown": "PageDown",
+         "insert": "Insert"}
+
+def playwright_key(key: str) -> str:
+    """A key or chord in the usual spellings (`"ctrl+s"`, `"Ctrl+Shift+C"`, `"enter"`, `"F2"`, `"a"`) → Playwright's
+    `keyboard.press` name (`"Control+s"`, `"Control+Shift+c"`, `"Enter"`, `"F2"`, `"a"`). Raises `ValueError` on an empty key."""
+    if not isinstance(key, str) or not key.strip(): raise ValueError(f"key must be a non-empty string, got {key!r}")
+    parts = [p for p in re.split(r"\s*\+\s*", key.strip()) if p] if key.strip() != "+" else ["+"]
+    out = []
+    for p in parts:
+        low = p.lower()
+        if low in _MODS: out.append(_MODS[low])
+        elif re.fullmatch(r"f\d{1,2}", low): out.append(low.upper())
+        elif len(p) == 1: out.append(p.lower() if len(parts) > 1 else p)
+        else: out.append(p[0].upper() + p[1:])
+    return "+".join(out)
+
+class AnyText(spaces.Space):
+    "Any Python string up to `max_length` characters (Gymnasium's `Text` space needs a fixed charset; aria snapshots and URLs use all of Unicode)."
+    def __init__(self, max_length: int = 1_000_000, seed=None):
+        self.max_length = int(max_length); super().__init__(None, None, seed)
+    def sample(self, mask=None, probability=None) -> str: return ""
+    def contains(self, x) -> bool: return isinstance(x, str) and len(x) <= self.max_length
+    def __repr__(self): return f"AnyText({self.max_length})"
+    def __eq__(self, o): return isinstance(o, AnyText) and o.max_length == self.max_length
+
+class BrowserActionSpace(spaces.Space):
+    "BrowserEnv's actions (`BROWSER_ACTION_TYPES`) as dicts on a `width`×`height` screenshot (pixels, origin top-left)."
+    def __init__(self, width: int, height: int, seed=None):
+        self.width, self.height = int(width), int(height); super().__init__(None, None, seed)
+    def sample(self, mask=None, probability=None) -> dict:
+        """A random *harmless* action: a scroll at a random point, a short wait or an Escape key. Random clicks and
+        typing are left out on purpose: on a live app they open menus and tooltips whose timing differs between
+        runs, and they can destroy the workspace; exploration policies build their own clicks."""
+        r = self.np_random; k = int(r.integers(3))
+        X, Y = int(r.integers(self.width)), int(r.integers(self.height))
+        return [{"type": "scroll", "x": X, "y": Y, "dx": 0, "dy": int(r.integers(-300, 301))},
+                {"type": "wait", "seconds": 0.1}, {"type": "key", "key": "Escape"}][k]
+    def contains(self, a) -> bool:
+        try: check_browser_action(a, self.width, self.height); return True
+        except ValueError: return False
+    def __repr__(self): return f"BrowserActionSpace({self.width}x{self.height})"
+    def __eq__(self, o): return isinstance(o, BrowserActionSpace) and (o.width, o.height) == (self.width, self.height)
+
+def _num(a, k, lo=None, hi=None):
+    v = a.get(k)
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v):
+        raise ValueError(f"{a.get('type')} needs a finite number {k!r}, got {v!r}")
+    if lo is not None and not (lo <= v <= hi): raise ValueError(f"{a.get('type')}: {k}={v} is outside the screenshot [0, {hi}]")
+    return float(v)
+
+def check_browser_action(a, width: int, height: int) -> dict:
+    "Validate one action dict for a `width`×`height` screenshot; returns it, raises `ValueError` naming the problem."
+    if not isinstance(a, dict): raise ValueError(f"an action must be a dict, got {type(a).__name__}")
+    t = a.get("type")
+    if t not in BROWSER_ACTION_TYPES: raise ValueError(f"unknown action type {t!r} (known: {', '.join(BROWSER_ACTION_TYPES)})")
+    if t in ("click", "draw", "scroll", "drag"):
+        _num(a, "x", 0, width - 1); _num(a, "y", 0, height - 1)
+    if t == "drag": _num(a, "x2", 0, width - 1); _num(a, "y2", 0, height - 1)
+    if t == "click":
+        if a.get("button", "left") not in ("left", "right", "middle"): raise ValueError(f"click button must be left/right/middle, got {a.get('button')!r}")
+        if a.get("clicks", 1) not in (1, 2, 3): raise ValueError(f"click clicks must be 1, 2 or 3, got {a.get('clicks')!r}")
+    if t == "scroll":
+        for k in ("dx", "dy"):
+            if k in a: _num(a, k)
+    if t == "type" and not isinstance(a.get("text"), str): raise ValueError("type needs a string 'text'")
+    if t == "key": playwright_key(a.get("key"))
+    if t == "hotkey":
+        ks = a.get("keys")
+        if not isinstance(ks, (list, tuple)) or not ks or not all(isinstance(k, str) and k for k in ks):
+            raise ValueError("hotkey needs a non-empty list of key names 'keys'")
+    if t == "wait" and "seconds" in a:
+        s = _num(a, "seconds")
+        if s < 0: raise ValueError(f"wait seconds must be >= 0, got {s}")
+    return a
+
+# %% ../../nbs/browser/00_browser.ipynb #752b01e9
+_ABS = re.compile(r"(?<![\w.)\]\}/])(/[A-Za-z_.~-][\w.~/-]*)")
+_DANGER = [(re.compile(p, re.I), why) for p, why in [
+    (r"(?<![\w.])\.\.(?:/|\\|$|\s)", "a path that leaves the workspace ('..')"),
+    (r"(?:^|[\s'\"(=])~(?:/|\s|$)", "the home folder ('~') is outside the workspace"),
+    (r"\b(?:shutdown|reboot|poweroff|halt)\b", "a system shutdown command"),
+    (r"\bsudo\b|\bsu\s", "privilege escalation"),
+    (r"\b(?:kill|pkill|killall)\b", "killing processes (the server, kernels) is outside the task"),
+    (r"\bjupyter(?:-lab|-server)?\b.*\bstop\b", "stopping the Jupyter server"),
+    (r"\brm\s+-[a-z]*r[a-z]*\s+(?:\*|\.|\./?)(?:\s|$)", "deleting the whole workspace"),
+    (r"\bmkfs\b|\bdd\s+if=", "writing to devices"),
+    (r"\b(?:rm|ls|cd|cp|mv|cat|chmod|chown|find|du|tar|rsync)\b[^\n;|&]*\s/(?:\s|$|\*)", "the file-system root ('/')")]]
+
+def guard_text(text: str,            # the text an action would type
+               root: str = "",      # the workspace folder's absolute path (paths under it are allowed)
+              ) -> str | None:
+    "The reason to refuse typing `text` (names a path outside `root` or a server/system command), or None."
+    for rx, why in _DANGER:
+        if rx.search(text): return f"refused: {why}: {text[:80]!r}"
+    root = str(root).rstrip("/")
+    for m in _ABS.finditer(text):
+        p = m.group(1)
+        if root and (p == root or p.startswith(root + "/")): continue
+        return f"refused: path {p!r} is outside the task workspace"
+    return None
+
+def guard_request(method: str,   # HTTP method
+                  path: str,     # URL path below the server base, e.g. "/api/contents/a.txt"
+                 ) -> str | None:
+    "The reason to refuse a page request (server shutdown, deleting the root, leaving it through '..'), or None."
+    from urllib.parse import unquote
+    m, p = method.upper(), unquote(path.split("?", 1)[0])
+    if p.rstrip("/").endswith("/api/shutdown") and m == "POST": return "refused: shutting the server down"
+    if "/api/contents" in p:
+        rel = p.split("/api/contents", 1)[1].strip("/")
+        if ".." in rel.split("/"): return f"refused: contents path {rel!r} leaves the workspace"
+        if m == "DELETE" and rel == "": return "refused: deleting the workspace root"
+    if m == "DELETE" and re.search(r"/api/(?:terminals|kernels|sessions)/?$", p): return "refused: deleting every session"
+    return None
+
+# %% ../../nbs/browser/00_browser.ipynb #02a90da8
+SECRET_ENV = re.compile(r"(api[_-]?key|token|secret|password|credential)", re.I)   # variables kept from the server (and its terminals, kernels)
+
+PROFILE_SETTINGS = {"@jupyterlab/apputils-extension:notification": NOTIFICATION_SETTINGS,
+                    "@jupyterlab/filebrowser-extension:browser": {"showLastModifiedColumn": False},
+                    "@jupyterlab/terminal-extension:plugin": {"cursorBlink": False}}
+
+def _server_call(url: str, token: str, path: str, method: str = "GET", body=None, timeout: float = 10.0):
+    "One JSON request to the Jupyter server (token auth); returns the decoded JSON or None; raises urllib errors."
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url.rstrip("/") + path, data=data, method=method,
+                                 headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        raw = r.read(); return json.loads(raw) if raw else None
+
+def put_setting(url: str, token: str, plugin: str, values: dict) -> None:
+    "Write a plugin's user settings (JSON5 `raw` text) through `/lab/api/settings/<plugin>`."
+    _server_call(url, token, f"/lab/api/settings/{plugin}", "PUT", {"raw": json.dumps(values, indent=2)})
+
+def reset_server_state(url: str, token: str) -> None:
+    "Shut down every session, kernel and terminal; reset user settings to `PROFILE_SETTINGS`; delete saved workspaces."
+    for s in _server_call(url, token, "/api/sessions") or []:
+        with contextlib.suppress(Exception): _server_call(url, token, f"/api/sessions/{s['id']}", "DELETE")
+    for k in _server_call(url, token, "/api/kernels") or []:
+        with contextlib.suppress(Exception): _server_call(url, token, f"/api/kernels/{k['id']}", "DELETE")
+    for t in _server_call(url, token, "/api/terminals") or []:
+        with contextlib.suppress(Exception): _server_call(url, token, f"/api/terminals/{t['name']}", "DELETE")
+    for p in (_server_call(url, token, "/lab/api/settings") or {}).get("settings", []):
+        want = PROFILE_SETTINGS.get(p["id"])
+        raw = (p.get("raw") or "").strip()
+        if want is not None: put_setting(url, token, p["id"], want)
+        elif raw and re.sub(r"\s|//[^\n]*", "", raw) not in ("", "{}"): _server_call(url, token, f"/lab/api/settings/{p['id']}", "PUT", {"raw": "{}"})
+    for w in (_server_call(url, token, "/lab/api/workspaces") or {}).get("workspaces", {}).get("ids", []):
+        with contextlib.suppress(Exception): _server_call(url, token, f"/lab/api/workspaces/{w}", "DELETE")
+
+def notebook_json(cells: list[dict], kernel: str = "python3") -> dict:
+    """An nbformat 4.5 notebook from short cell dicts `{"cell_type": "code"|"markdown"|"raw", "source": str,
+    "outputs": [...] (code only, default none), "execution_count": int|None}`; `kernel` names the kernelspec
+    (`"python3"`, or any name: a missing kernel is part of some tasks)."""
+    out = []
+    for i, c in enumerate(cells):
+        t = c.get("cell_type", "code")
+        cell = {"cell_type": t, "id": c.get("id", f"cell-{i}"), "metadata": {}, "source": c.get("source", "")}
+        if t == "code": cell.update(outputs=c.get("outputs", []), execution_count=c.get("execution_count"))
+        out.append(cell)
+    disp = {"python3": "Python 3 (ipykernel)"}.get(kernel, kernel)
+    return {"cells": out, "metadata": {"kernelspec": {"display_name": disp, "language": "python", "name": kernel},
+            "language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+
+def _inside(root: Path, rel: str) -> Path:
+    p = (root / rel).resolve()
+    if p != root.resolve() and root.resolve() not in p.parents: raise ValueError(f"config path {rel!r} leaves the workspace")
+    return p
+
+def apply_config(root: str | os.PathLike,  # the workspace folder (server root)
+                 steps: list[dict],       # the task's `config`: [{"type", "parameters"}]
+                 url: str = "", token: str = "",  # the server, for `settings` steps
+                ) -> list[dict]:
+    """Run the file-system and settings steps of a task's `config` (`file`, `folder`, `notebook`, `settings`,
+    `sleep`); returns the steps that need the page (`open`, `command`, `key`) in order. Raises `ValueError` for an
+    unknown step type or a path outside `root`."""
+    root, later = Path(root), []
+    for st in steps:
+        t, p = st.get("type"), st.get("parameters", {})
+        if t == "file":
+            f = _inside(root, p["path"]); f.parent.mkdir(parents=True, exist_ok=True)
+            c = p.get("content", "")
+            f.write_text(c if isinstance(c, str) else json.dumps(c, indent=1))
+        elif t == "folder": _inside(root, p["path"]).mkdir(parents=True, exist_ok=True)
+        elif t == "notebook":
+            f = _inside(root, p["path"]); f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_text(json.dumps(notebook_json(p.get("cells", []), p.get("kernel", "python3")), indent=1))
+        elif t == "settings": put_setting(url, token, p["plugin"], {**PROFILE_SETTINGS.get(p["plugin"], {}), **p["values"]})
+        elif t == "sleep": time.sleep(float(p.get("seconds", 0.5)))
+        elif t in ("open", "command", "key"): later.append(st)
+        else: raise ValueError(f"unknown config step type {t!r} (known: file, folder, notebook, settings, open, command, key, sleep)")
+    return later
+
+# %% ../../nbs/browser/00_browser.ipynb #cc9422a1
+class BrowserEnv(gym.Env):
+    """Real JupyterLab in headless Chromium as a Gymnasium env (see above). Observation `{"screenshot": H×W×3
+    uint8 (device pixels), "a11y": str, "url": str}`; actions `BROWSER_ACTION_TYPES` in screenshot pixels;
+    reward 0; `terminated` on `done`/`fail`, `truncated` after `max_steps`. `info`: `{"step", "ok", "feedback",
+    "refused" (reason or None), "ended_by" ("done"|"fail"|None), "workspace"}`. Malformed actions are answered with
+    `ok=False` and feedback (never raise). Call `close()` to stop the browser and the server."""
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+    def __init__(self,
+                 task: dict | None = None,            # default task (reset options may override)
+                 viewport: tuple = (1280, 800),       # CSS pixels (width, height)
+                 device_scale_factor: float = 1,      # screenshot pixels per CSS pixel
+                 render_mode: str | None = None,      # None or "rgb_array"
+                 max_steps: int = 50,                 # truncate after this many steps
+                 settle_s: float = 0.12,              # pause after an action before observing (seconds)
+                 a11y: bool = True,                   # False: skip the aria snapshot ("" in observations)
+                 executable_path: str = CHROMIUM,     # Chromium binary
+                ):
+        if render_mode not in (None, "rgb_array"): raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+        if int(max_steps) < 1: raise ValueError(f"max_steps must be >= 1, got {max_steps}")
+        self.task, self.render_mode, self.max_steps = task, render_mode, int(max_steps)
+        self.viewport, self.dsf, self.settle_s, self.with_a11y = tuple(viewport), float(device_scale_factor), float(settle_s), bool(a11y)
+        self.executable_path = executable_path
+        W, H = int(round(viewport[0] * self.dsf)), int(round(viewport[1] * self.dsf))
+        self.width, self.height = W, H
+        self.observation_space = spaces.Dict({"screenshot": spaces.Box(0, 255, (H, W, 3), np.uint8),
+                                              "a11y": AnyText(), "url": AnyText(4096)})
+        self.action_space = BrowserActionSpace(W, H)
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="guilab-browser")
+        self._stack, self.page, self.url, self.token, self.root = None, None, None, None, None
+        self.refusals: list[dict] = []
+        self._steps, self._over, self._last = 0, False, None
+
+    # -- plumbing: every Playwright call runs on the env's own thread
+    def _run(self, fn, *a, **k): return self._pool.submit(fn, *a, **k).result()
+
+    def _start(self):
+        from playwright.sync_api import sync_playwright
+        self._stack = contextlib.ExitStack()
+        self.root = Path(tempfile.mkdtemp(prefix="guilab-task-")) / "workspace"; self.root.mkdir()
+        hidden = {k: os.environ.pop(k) for k in list(os.environ) if SECRET_ENV.search(k)}   # API keys never reach the app
+        try: self.url, self.token, self.proc = self._stack.enter_context(start_jupyterlab(root_dir=self.root))
+        finally: os.environ.update(hidden)
+        self._stack.callback(shutil.rmtree, self.root.parent, True)
+        p = self._stack.enter_context(sync_playwright())
+        b = launch_chromium(p, self.executable_path); self._stack.callback(b.close)
+        ctx = b.new_context(viewport={"width": int(self.viewport[0]), "height": int(self.viewport[1])},
+                            device_scale_factor=self.dsf, locale="en-US", timezone_id="UTC", reduced_motion="reduce")
+        self.page = ctx.new_page()
+        self.page.route("**/*", self._route)
+        self.page.on("dialog", lambda d: d.accept())   # "leave the page?" on a dirty document must not block a reset
+
+    def _route(self, route):
+        req = route.request
+        if req.url.startswith(self.url):
+            why = guard_request(req.method, "/" + req.url[len(self.url):])
+            if why:
+                self.refusals.append({"step": self._steps, "kind": "request", "method": req.method,
+                                      "path": "/" + req.url[len(self.url):].split("?")[0], "reason": why})
+                self._pending_refusal = why
+                return route.fulfill(status=403, content_type="application/json", body=json.dumps({"message": why}))
+        return route.continue_()
+
+    def _goto_lab(self, suffix: str = "lab?reset"):
+        sep = "&" if "?" in suffix else "?"
+        self.page.goto(f"{self.url}{suffix}{sep}token={self.token}")
+        self.page.wait_for_selector("#jp-main-dock-panel", timeout=60000)
+        self.page.wait_for_function("() => !document.querySelector('#jupyterlab-splash') && document.body.dataset.jpThemeName", timeout=60000)
+        self.page.wait_for_timeout(400)
+
+    def _palette(self, label: str):
+        "Run a command by its command-palette label (config steps `command`, and `open` through 'Open from Path…')."
+        pg = self.page
+        inp = pg.locator(".jp-ModalCommandPalette .lm-CommandPalette-input")
+        for attempt in range(4):   # the shortcut is ignored while the app is still restoring its layout
+            pg.keyboard.press("Control+Shift+c")
+            try: inp.wait_for(state="visible", timeout=2500); break
+            except Exception:
+                if attempt == 3: raise RuntimeError("the command palette did not open") from None
+                pg.keyboard.press("Escape"); pg.wait_for_timeout(500)
+        item = pg.locator(".jp-ModalCommandPalette .lm-CommandPalette-item",
+                          has=pg.locator(".lm-CommandPalette-itemLabel", has_text=re.compile("^" + re.escape(label) + "$")))
+        for attempt in range(3):   # commands of lazily started plugins appear a moment later
+            inp.fill("", timeout=5000); inp.fill(label.rstrip("…. "), timeout=5000)
+            try: item.first.wait_for(state="visible", timeout=3000); break
+            except Exception:
+                if attempt == 2: raise RuntimeError(f"no command labelled {label!r} in the command palette") from None
+        item.first.click(); pg.wait_for_timeout(300)
+
+    def _do_reset(self, task):
+        if self._stack is None: self._start()
+        self.page.goto("about:blank")
+        reset_server_state(self.url, self.token)
+        for c in list(self.root.iterdir()):
+            shutil.rmtree(c) if c.is_dir() and not c.is_symlink() else c.unlink()
+        later = apply_config(self.root, (task or {}).get("config", []), self.url, self.token)
+        self._goto_lab()
+        if later: self._observe_stable()
+        for st in later:
+            p = st.get("parameters", {})
+            if st["type"] == "open":
+                self._palette("Open from Path…")
+                self.page.keyboard.type(p["path"]); self.page.keyboard.press("Enter")
+                self.page.wait_for_timeout(int(1000 * p.get("wait", 1.0)))
+            elif st["type"] == "command": self._palette(p["label"]); self.page.wait_for_timeout(int(1000 * p.get("wait", 0.5)))
+            elif st["type"] == "key": self.page.keyboard.press(playwright_key(p["key"])); self.page.wait_for_timeout(200)
+        self.page.mouse.move(0, self.viewport[1] - 1)
+        return self._observe_stable()
+
+    def _observe_stable(self, tries: int = 20, pause_ms: int = 150) -> dict:
+        "Observe until two observations in a row are equal (the app finished restoring), at most `tries` times."
+        prev = self._observe()
+        for _ in range(tries):
+            self.page.wait_for_timeout(pause_ms)
+            cur = self._observe()
+            if cur["a11y"] == prev["a11y"] and np.array_equal(cur["screenshot"], prev["screenshot"]): return cur
+            prev = cur
+        return prev
+
+    def _observe(self) -> dict:
+        pg = self.page
+        png = pg.screenshot(type="png", animations="disabled", caret="hide")
+        from PIL import Image
+        shot = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+        if shot.shape[:2] != (self.height, self.width):   # a page still resizing; keep the declared shape
+            shot = np.asarray(Image.fromarray(shot).resize((self.width, self.height)))
+        a11y = ""
+        if self.with_a11y:
+            try: a11y = pg.locator("body").aria_snapshot(timeout=5000)
+            except Exception as e: a11y = f"(aria snapshot failed: {type(e).__name__})"
+        url = pg.url.split("?")[0]
+        self._last = {"screenshot": shot, "a11y": a11y, "url": url}
+        return self._last
+
+    def _act(self, a: dict) -> str:
+        pg, s = self.page, 1.0 / self.dsf
+        t = a["type"]
+        if t in ("click", "draw"):
+            pg.mouse.click(a["x"] * s, a["y"] * s, button=a.get("button", "left"), click_count=int(a.get("clicks", 1)))
+        elif t == "drag":
+            pg.mouse.move(a["x"] * s, a["y"] * s); pg.mouse.down()
+            pg.mouse.move(a["x2"] * s, a["y2"] * s, steps=8); pg.mouse.up()
+        elif t == "type": pg.keyboard.type(a["text"])
+        elif t == "key": pg.keyboard.press(playwright_key(a["key"]))
+        elif t == "hotkey": pg.keyboard.press("+".join(playwright_key(k) for k in a["keys"]))
+        elif t == "scroll":
+            pg.mouse.move(a["x"] * s, a["y"] * s); pg.mouse.wheel(float(a.get("dx", 0)) * s, float(a.get("dy", 0)) * s)
+        elif t == "wait": pg.wait_for_timeout(int(1000 * min(5.0, float(a.get("seconds", 1.0)))))
+        return t
+
+    def _info(self, ok, feedback, refused=None, ended_by=None):
+        return {"step": self._steps, "ok": bool(ok), "feedback": feedback, "refused": refused, "ended_by": ended_by,
+                "workspace": str(self.root) if self.root else None}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start or reuse the server and browser, clean them, apply `options["task"]` (or the default task)'s
+        `config`, load JupyterLab; returns (obs, info). Raises `BrowserUnavailable` without Chromium/Playwright,
+        `ValueError` for a bad config step, `RuntimeError` when the server or page does not come up."""
+        super().reset(seed=seed)
+        task = (options or {}).get("task", self.task)
+        self.current_task = task
+        self.refusals, self._steps, self._over, self._pending_refusal = [], 0, False, None
+        for attempt in range(3):   # a page that loses the command palette to a slow restore gets a clean retry
+            try: obs = self._run(self._do_reset, task); break
+            except (ValueError, BrowserUnavailable): raise
+            except Exception as e:
+                if attempt == 2: raise RuntimeError(f"reset of task {task.get('id') if task else None} failed 3 times: {type(e).__name__}: {str(e).splitlines()[0]}") from e
+                with contextlib.suppress(Exception): self._run(self.page.keyboard.press, "Escape")
+        return obs, self._info(True, f"task {task.get('id') if task else None} loaded")
+
+    def step(self, action):
+        "Apply one action; returns (obs, 0.0, terminated, truncated, info). Never raises for a bad or refused action."
+        if self._over: return self._last, 0.0, True, False, self._info(False, "the episode is over: call reset()")
+        self._steps += 1
+        try: check_browser_action(action, self.width, self.height)
+        except ValueError as e:
+            trunc = self._steps >= self.max_steps; self._over = trunc
+            return self._last, 0.0, False, trunc, self._info(False, str(e))
+        t = action["type"]
+        if t in ("done", "fail"):
+            self._over = True
+            return self._last, 0.0, True, False, self._info(True, t, ended_by=t)
+        why = guard_text(action["text"], str(self.root)) if t == "type" else None
+        if why:
+            self.refusals.append({"step": self._steps, "kind": "action", "action": dict(action), "reason": why})
+            obs, ok, fb = self._last, False, why
+        else:
+            self._pending_refusal = None
+            def go():
+                self._act(action); self.page.wait_for_timeout(int(1000 * self.settle_s)); return self._observe()
+            try: obs, ok, fb = self._run(go), True, t
+            except Exception as e:   # Playwright errors (a target detached, a timeout): the action failed, the episode goes on
+                obs, ok, fb = self._run(self._observe), False, f"{t} failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
+            if self._pending_refusal: why, ok, fb = self._pending_refusal, False, self._pending_refusal
+        trunc = self._steps >= self.max_steps
+        self._over = trunc
+        return obs, 0.0, False, trunc, self._info(ok, fb, refused=why)
+
+    def locate(self, role: str, name: str | None = None, exact: bool = True, nth: int = 0) -> tuple | None:
+        """Centre `(x, y)` in screenshot pixels of the `nth` visible element with ARIA `role` and accessible `name`
+        (Playwright `get_by_role`), or None when there is none. The oracle and the grounding checks use it;
+        policies see only observations."""
+        def go():
+            loc = self.page.get_by_role(role, name=name, exact=exact) if name is not None else self.page.get_by_role(role)
+            for i in range(loc.count()):
+                el = loc.nth(i)
+                if not el.is_visible(): continue
+                if nth: nth_left[0] -= 1
+                if nth_left[0] < 0 or not nth:
+                    b = el.bounding_box()
+                    if b: return ((b["x"] + b["width"] / 2) * self.dsf, (b["y"] + b["height"] / 2) * self.dsf)
+            return None
+        nth_left = [nth - 1] if nth else [0]
+        return self._run(go)
+
+    def evaluate_js(self, script: str):
+        "Run JavaScript in the page and return its JSON value (used to read the command palette for the search agent)."
+        return self._run(self.page.evaluate, script)
+
+    def render(self):
+        "The current screenshot (H×W×3 uint8) for render_mode 'rgb_array'; None otherwise."
+        return None if self.render_mode != "rgb_array" or self._last is None else self._last["screenshot"]
+
+    def close(self):
+        "Close the browser and shut the server down (kernels and terminals included)."
+        if self._stack is not None:
+            stack, self._stack = self._stack, None
+            with contextlib.suppress(Exception): self._run(stack.close)
+        self._pool.shutdown(wait=True)
+        super().close()
+
+if "guilab/JupyterLab-v0" not in gym.registry:
+    gym.register(id="guilab/JupyterLab-v0", entry_point="guilab.browser:BrowserEnv")
+
+# %% ../../nbs/browser/00_browser.ipynb #652b3238
+DESCRIBE_JS = """([x, y]) => {
+  let e = document.elementFromPoint(x, y);
+  while (e && e !== document.body) {
+    const role = e.getAttribute('role') || ({BUTTON: 'button', A: 'link', INPUT: 'textbox', TEXTAREA: 'textbox', SELECT: 'combobox', LI: 'listitem'})[e.tagName];
+    const name = e.getAttribute('aria-label') || e.getAttribute('title') || '';
+    if (role || name) return {role: role || '', name: (name || e.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80)};
+    e = e.parentElement;
+  }
+  return {role: '', name: ''};
+}"""
+
+def _describe_point(self, x: float, y: float) -> dict:
+    "`{'role', 'name'}` of the element under screenshot pixel (x, y) (empty strings over the bare page)."
+    return self._run(self.page.evaluate, DESCRIBE_JS, [x / self.dsf, y / self.dsf])
+BrowserEnv.describe_point = _describe_point

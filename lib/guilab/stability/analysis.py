@@ -36,6 +36,7 @@ def spearman_test(x: Sequence[float],          # first sample (NaN allowed: the 
     n ≤ 8, else (k + 1)/(permutations + 1). Pairs with a NaN are dropped first; when fewer than 3 pairs remain or
     either sample is constant (also after dropping) returns (nan, nan). Raises ValueError when lengths differ.
     Source: DESIGN §4 (split-half), shared/notes/batch2-facts.md (small-n p-values)."""
+    if int(permutations) < 1: raise ValueError(f"spearman_test needs permutations >= 1, got {permutations}")
     x, y = np.asarray(x, float), np.asarray(y, float)
     if x.shape != y.shape or x.ndim != 1: raise ValueError(f"spearman_test needs two 1-D samples of equal length, got {x.shape} and {y.shape}")
     keep = ~(np.isnan(x) | np.isnan(y)); x, y = x[keep], y[keep]
@@ -43,10 +44,11 @@ def spearman_test(x: Sequence[float],          # first sample (NaN allowed: the 
     if n < 3 or np.ptp(x) == 0 or np.ptp(y) == 0: return math.nan, math.nan
     rho = _rho(x, y)
     rx, ry = stats.rankdata(x), stats.rankdata(y)
-    if n <= EXACT_MAX_N:
-        res = stats.permutation_test((rx, ry), lambda a, b, axis=-1: np.abs(_rowcorr(a, b)), permutation_type="pairings",
-                                     n_resamples=np.inf, alternative="greater", vectorized=True)
-        return rho, float(min(1.0, res.pvalue))
+    if n <= EXACT_MAX_N:   # every one of the n! pairings once (permuting y alone: 40,320 rows at n = 8)
+        perms = np.array(list(itertools.permutations(range(n))))
+        null = np.abs(_rowcorr(rx[None, :], ry[perms]))
+        obs = abs(float(_rowcorr(rx, ry))) * (1 - 1e-12)
+        return rho, float(np.mean(null >= obs))
     g = np.random.default_rng(seed)
     za = (rx - rx.mean()) / rx.std(); zb = (ry - ry.mean()) / ry.std()
     k, done, batch = 0, 0, 2000

@@ -90,6 +90,9 @@ def completion(states: list, subgraph) -> float:
     shortest directed paths in the subgraph, 0 for states outside V or without a path to the goal; NaN when the
     start cannot reach the goal in the subgraph."""
     goal, start = _get(subgraph, "goal"), _get(subgraph, "start")
+    nodes = set(_get(subgraph, "nodes"))
+    for k, v in (("goal", goal), ("start", start)):
+        if v not in nodes: raise ValueError(f"subgraph of task {_get(subgraph, 'task')!r}: {k} {v!r} is not among its nodes")
     if goal in states: return 1.0
     g = subgraph_digraph(subgraph)
     dist = nx.single_source_shortest_path_length(g.reverse(copy=False), goal)   # d(v, goal) for every v that reaches it
@@ -102,7 +105,7 @@ def trajectory_metrics(traj,        # DESIGN §2 stability trajectory (dict or S
                       ) -> dict:
     """`{"labels", "SR", "CR", "DR", "LBR", "RSR", "ARL", "RA"}` of one trajectory, exactly as DESIGN §4 (see the
     module text); ratios in [0, 1], ARL in steps, NaN where undefined. Raises ValueError when len(states) !=
-    len(actions) + 1 or an edge names an unknown node."""
+    len(actions) + 1, or an edge, the start or the goal names an unknown node."""
     states = _states(traj); nodes = _get(subgraph, "nodes")
     d = diagnose(states, nodes)
     T = d.T

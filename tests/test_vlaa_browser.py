@@ -1,0 +1,82 @@
+"""VLAA-GUI on a real JupyterLab (smoke-sized: the whole-suite oracle run is in nbs/repro/vlaa_ablation.ipynb's
+companion command `guilab vlaa eval --agent oracle`, reported in the notes)."""
+import json
+from pathlib import Path
+
+import pytest
+
+from guilab.browser import CHROMIUM, chromium_available
+
+pytestmark = pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM} or playwright missing")
+
+SMOKE = ["term-mkdir-results", "set-theme-dark", "nb-to-markdown", "fb-new-folder", "inf-solarized"]
+
+
+FIXTURE_KEY = "sk-guilab-fixture-31337"
+
+
+@pytest.fixture(scope="module")
+def env():
+    import os
+    from guilab.browser import BrowserEnv
+    old = os.environ.get("OPENAI_API_KEY")
+    os.environ["OPENAI_API_KEY"] = FIXTURE_KEY
+    e = BrowserEnv(max_steps=40)
+    try:
+        e.reset()
+    finally:
+        if old is None: os.environ.pop("OPENAI_API_KEY")
+        else: os.environ["OPENAI_API_KEY"] = old
+    yield e
+    e.close()
+
+
+def test_api_keys_never_reach_the_server(env):
+    import psutil
+    procs = [psutil.Process(env.proc.pid)] + psutil.Process(env.proc.pid).children(recursive=True)
+    for p in procs:
+        assert FIXTURE_KEY not in " ".join(f"{k}={v}" for k, v in p.environ().items())
+
+
+def test_check_env_and_registration(env):
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+    assert "guilab/JupyterLab-v0" in gym.registry
+    check_env(env, skip_render_check=True)
+    obs, _ = env.reset()
+    assert obs["screenshot"].dtype.name == "uint8" and obs["screenshot"].shape == (800, 1280, 3)
+    assert "menubar" in obs["a11y"] and obs["url"].endswith("/lab")
+
+
+def test_actions_outside_the_workspace_are_refused_and_recorded(env):
+    env.reset(options={"task": {"id": "guard", "config": [{"type": "file", "parameters": {"path": "keep.txt", "content": "x"}}]}})
+    _, _, term, _, info = env.step({"type": "type", "text": "rm -rf /"})
+    assert info["refused"] and not info["ok"] and not term
+    env._run(env._palette, "Shut Down")          # File ▸ Shut Down (exact palette label), then confirm the dialog
+    for a in [{"type": "wait", "seconds": 1}, {"type": "key", "key": "Enter"}, {"type": "wait", "seconds": 1.5}]:
+        env.step(a)
+    kinds = [r["kind"] for r in env.refusals]
+    assert "action" in kinds and any(r.get("path") == "/api/shutdown" for r in env.refusals), env.refusals
+    assert env.proc.poll() is None and (env.root / "keep.txt").exists()   # the server and the workspace are untouched
+
+
+def test_oracle_noop_lint_and_resume(env, tmp_path, monkeypatch):
+    from guilab.vlaa.tasks import load_tasks
+    from guilab.vlaa.evaluate import run_eval, lint
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-guilab-secret-4242")
+    tasks = load_tasks("jupyterlab", ids=SMOKE)
+    rows = lint(tasks, env=env, progress=False)
+    assert all(r["ok"] for r in rows), rows
+    s = run_eval(tasks, "oracle", tmp_path / "oracle", env=env, progress=False, budget=40)
+    recs = [json.loads(l) for l in (tmp_path / "oracle" / "episodes.jsonl").read_text().splitlines()]
+    assert s["success_rate"] == 100.0, [(r["id"], r["ended_by"], r["checker_parts"]) for r in recs]
+    assert {r["id"]: r["ended_by"] for r in recs}["inf-solarized"] == "fail"
+    s2 = run_eval(tasks, "oracle", tmp_path / "oracle", env=env, progress=False, budget=40)   # resumes: nothing re-run
+    assert len((tmp_path / "oracle" / "episodes.jsonl").read_text().splitlines()) == len(tasks) and s2["success_rate"] == 100.0
+    s = run_eval(tasks, "noop", tmp_path / "noop", env=env, progress=False, tools="verifier")
+    assert s["success_rate"] == 0.0
+    st = recs[0]["steps"][0]
+    assert {"pre", "post", "pre_a11y", "post_a11y", "tool_calls", "changed"} <= set(st) and (tmp_path / "oracle" / st["post"]).exists()
+    for f in tmp_path.rglob("*"):
+        if f.is_file() and f.suffix in (".json", ".jsonl", ".txt", ".log"):
+            assert "sk-guilab-secret-4242" not in f.read_text(errors="replace"), f
