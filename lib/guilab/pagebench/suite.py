@@ -4,13 +4,13 @@
 
 # %% ../../../nbs/pagebench/12_suite.ipynb #8a129c31
 from __future__ import annotations
-import hashlib, json, math, os, sys
+import json, math, os, sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..core import Problem, read_jsonl, write_jsonl
+from ..core import Problem, cache_key, file_digest, read_jsonl, write_jsonl
 from ..geo.canvas import GeoGUI
 from .build import gt_step
 from .compile import depths
@@ -20,9 +20,8 @@ from .evaluate import closed_loop_records, teacher_forced_records, _problems
 from .metrics import score, otc_detail, frs, overall, score_by_category
 
 # %% auto #0
-__all__ = ['METRICS', 'TABLE_TITLES', 'ROW_COLUMNS', 'CODE_MODULES', 'coordinate_errors', 'summary_row', 'titled', 'table_row',
-           'agent_specs', 'code_digest', 'local_policy_records', 'run_suite', 'make_judge', 'page_eval_setup',
-           'main_table']
+__all__ = ['METRICS', 'TABLE_TITLES', 'ROW_COLUMNS', 'coordinate_errors', 'summary_row', 'titled', 'table_row', 'agent_specs',
+           'records_key', 'local_policy_records', 'run_suite', 'make_judge', 'page_eval_setup', 'main_table']
 
 # %% ../../../nbs/pagebench/12_suite.ipynb #b179d9ab
 def coordinate_errors(record: dict,      # a closed-loop record (with `final_commands`)
@@ -95,19 +94,9 @@ def agent_specs(cfg: dict) -> list[dict]:
     if cfg.get("pager_scripted", True): out.append({"label": "pager (oracle planner, scripted executor)", "agent": "pager", "options": {}})
     return out
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-CODE_MODULES = ("guilab.agents.base", "guilab.agents.grammar", "guilab.agents.policies", "guilab.agents.tiny", "guilab.pagebench.baselines",
-                "guilab.pagebench.build", "guilab.pager.agent", "guilab.pager.executor", "guilab.pager.planner", "guilab.pager.prompts",
-                "guilab.pagebench.suite", "guilab.pagebench.evaluate", "guilab.geo.canvas", "guilab.geo.kernel")
-
-def code_digest() -> str:
-    "sha256 of the sources that produce evaluation records (agents, evaluation loop, GUI, kernel): part of the cache key."
-    import importlib
-    h = hashlib.sha256()
-    for m in CODE_MODULES: h.update(Path(importlib.import_module(m).__file__).read_bytes())
-    return h.hexdigest()[:16]
+def records_key(data: Path, split: str, spec: dict, mode: str) -> str:
+    "Cache key of one agent's records: the build's trajectories, split, spec and mode, and all of guilab's code (`guilab.core.cache_key`)."
+    return cache_key("page-eval-records", file_digest(data / "trajectories.jsonl"), split, spec, mode, code=True)
 
 def local_policy_records(spec: dict,            # {'agent': 'pager', 'options': {'policy': model folder, ...}, 'threads': n, 'max_new_tokens': m}
                          trajs: list[dict], problems, mode: str,  # as `closed_loop_records` / `teacher_forced_records`
@@ -151,11 +140,10 @@ def run_suite(data: str | os.PathLike,        # a build folder (problems.jsonl, 
     probs = {p["id"]: Problem.from_dict(p) for p in read_jsonl(data / "problems.jsonl")}
     trajs = [t for t in read_jsonl(data / "trajectories.jsonl") if t.get("kept") and (split == "all" or t["split"] == split)]
     if not trajs: raise ValueError(f"no kept trajectories with split {split!r} in {data}")
-    base = _digest(data / "trajectories.jsonl") + split + code_digest()
     out = {}
     for spec in tqdm(specs, desc="page eval", disable=not progress):
         for mode in modes:
-            key = hashlib.sha256((base + json.dumps(spec, sort_keys=True) + mode).encode()).hexdigest()[:20]
+            key = records_key(data, split, spec, mode)
             f = Path(cache) / f"{key}.jsonl" if cache else None
             if f is not None and f.exists(): out[(spec["label"], mode)] = list(read_jsonl(f)); continue
             if mode not in ("closed_loop", "teacher_forced"): raise ValueError(f"unknown mode {mode!r}")
@@ -196,7 +184,7 @@ def page_eval_setup(P: dict,                # loaded params (guilab.core.load_pa
     runs = Path(cfg["runs_dir"])
     probs = [p for src in cfg["problems"] for p in load_problems(src)]
     if cfg.get("limit"): probs = probs[: int(cfg["limit"])]
-    folder = runs / ("build_" + hashlib.sha256(json.dumps(sorted(p.id for p in probs)).encode()).hexdigest()[:12])
+    folder = runs / ("build_" + cache_key("page-eval-build", sorted(p.id for p in probs))[:12])
     build(probs, folder, screenshots=False, progress=progress)
     specs = agent_specs({**cfg, "seed": P.get("seed", 0)})
     res = run_suite(folder, specs, cfg.get("modes", ("closed_loop", "teacher_forced")), split=cfg.get("split", "test"),
