@@ -481,16 +481,21 @@ class BrowserEnv(gym.Env):
         self.page.wait_for_function("() => !document.querySelector('#jupyterlab-splash') && document.body.dataset.jpThemeName", timeout=60000)
         self.page.wait_for_timeout(400)
 
-    def _palette(self, label: str):
-        "Run a command by its command-palette label (config steps `command`, and `open` through 'Open from Path…')."
+    def open_palette(self):
+        "Open JupyterLab's command palette (Ctrl+Shift+C, retried while the app restores its layout); returns its input locator. Call on the browser thread."
         pg = self.page
         inp = pg.locator(".jp-ModalCommandPalette .lm-CommandPalette-input")
         for attempt in range(4):   # the shortcut is ignored while the app is still restoring its layout
             pg.keyboard.press("Control+Shift+c")
-            try: inp.wait_for(state="visible", timeout=2500); break
+            try: inp.wait_for(state="visible", timeout=2500); return inp
             except Exception:
                 if attempt == 3: raise RuntimeError("the command palette did not open") from None
                 pg.keyboard.press("Escape"); pg.wait_for_timeout(500)
+
+    def _palette(self, label: str):
+        "Run a command by its command-palette label (config steps `command`, and `open` through 'Open from Path…')."
+        pg = self.page
+        inp = self.open_palette()
         item = pg.locator(".jp-ModalCommandPalette .lm-CommandPalette-item",
                           has=pg.locator(".lm-CommandPalette-itemLabel", has_text=re.compile("^" + re.escape(label) + "$")))
         for attempt in range(3):   # commands of lazily started plugins appear a moment later

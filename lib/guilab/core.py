@@ -187,6 +187,14 @@ class GTStep(_Record):
         return self
 
 # %% ../../nbs/00_core.ipynb #5be4ea38
+def _items(model, v: list) -> list[dict]:
+    "Validate a list of nested record dicts with `model`; stored as their `to_dict()`; the first bad item is named."
+    out = []
+    for i, d in enumerate(v):
+        try: out.append(model.from_dict(d).to_dict())
+        except RecordError as e: raise ValueError(f"item {i}: {e}") from None
+    return out
+
 class TaskRecord(_Record):
     "One high-level task of a PAGE evaluation record: ground-truth steps and the policy's actions (plain dicts, DESIGN §2)."
     task: StrictStr   # the task, e.g. "c=Circle(A,B)"
@@ -195,12 +203,7 @@ class TaskRecord(_Record):
 
     @field_validator("gt", mode="after")
     @classmethod
-    def _gt(cls, v):
-        out = []
-        for i, g in enumerate(v):
-            try: out.append(GTStep.from_dict(g).to_dict())
-            except RecordError as e: raise ValueError(f"item {i}: {e}") from None
-        return out
+    def _gt(cls, v): return _items(GTStep, v)
 
 class PageEvalRecord(_Record):
     "A PAGE evaluation record, one per problem (DESIGN §2)."
@@ -209,12 +212,7 @@ class PageEvalRecord(_Record):
 
     @field_validator("tasks", mode="after")
     @classmethod
-    def _tasks(cls, v):
-        out = []
-        for i, t in enumerate(v):
-            try: out.append(TaskRecord.from_dict(t).to_dict())
-            except RecordError as e: raise ValueError(f"item {i}: {e}") from None
-        return out
+    def _tasks(cls, v): return _items(TaskRecord, v)
 
 # %% ../../nbs/00_core.ipynb #3386505a
 BOX_TYPES = ("bbox", "polygon", "refusal")

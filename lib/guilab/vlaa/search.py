@@ -36,13 +36,7 @@ def jupyterlab_docs(env) -> list[dict]:
     from the settings schemas). Each doc: `{'source': 'jupyterlab', 'title', 'command', 'shortcut', 'menu', 'text'}`."""
     def read():
         pg = env.page
-        inp = pg.locator(".jp-ModalCommandPalette .lm-CommandPalette-input")
-        for attempt in range(4):   # the shortcut is ignored while the app is still restoring its layout
-            pg.keyboard.press("Control+Shift+c")
-            try: inp.wait_for(state="visible", timeout=2500); break
-            except Exception:
-                if attempt == 3: raise RuntimeError("the command palette did not open") from None
-                pg.keyboard.press("Escape"); pg.wait_for_timeout(500)
+        inp = env.open_palette()
         inp.fill(""); pg.wait_for_timeout(300)
         items = pg.evaluate(PALETTE_JS); pg.keyboard.press("Escape"); pg.wait_for_timeout(200)
         return items
