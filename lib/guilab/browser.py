@@ -487,7 +487,8 @@ class BrowserEnv(gym.Env):
         inp = pg.locator(".jp-ModalCommandPalette .lm-CommandPalette-input")
         for attempt in range(4):   # the shortcut is ignored while the app is still restoring its layout
             pg.keyboard.press("Control+Shift+c")
-            try: inp.wait_for(state="visible", timeout=2500); return inp
+            try:   # visible and editable (under load the palette can close again before the first fill)
+                inp.wait_for(state="visible", timeout=2500); inp.fill("", timeout=5000); return inp
             except Exception:
                 if attempt == 3: raise RuntimeError("the command palette did not open") from None
                 pg.keyboard.press("Escape"); pg.wait_for_timeout(500)
