@@ -11,10 +11,11 @@ from typing import Callable, Iterator
 
 # %% auto #0
 __all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DEMO_NOTEBOOK', 'BROWSER_ACTION_TYPES', 'PROFILE_SETTINGS',
-           'DESCRIBE_JS', 'BrowserUnavailable', 'chromium_available', 'launch_chromium', 'browser_page',
-           'run_outside_loop', 'write_demo_root', 'write_lab_profile', 'jupyter_lab_command', 'start_jupyterlab',
-           'playwright_key', 'AnyText', 'BrowserActionSpace', 'check_browser_action', 'guard_text', 'guard_request',
-           'put_setting', 'reset_server_state', 'notebook_json', 'apply_config', 'BrowserEnv']
+           'FETCH_COUNTER_JS', 'STILL_JS', 'BUSY_SELECTOR', 'SETTLE_JS', 'DESCRIBE_JS', 'BrowserUnavailable',
+           'chromium_available', 'launch_chromium', 'browser_page', 'run_outside_loop', 'write_demo_root',
+           'write_lab_profile', 'jupyter_lab_command', 'start_jupyterlab', 'playwright_key', 'AnyText',
+           'BrowserActionSpace', 'check_browser_action', 'guard_text', 'guard_request', 'put_setting',
+           'reset_server_state', 'notebook_json', 'apply_config', 'BrowserEnv']
 
 # %% ../../nbs/browser/00_browser.ipynb #e7861ec8
 CHROMIUM = "/usr/bin/chromium"
@@ -203,7 +204,7 @@ def start_jupyterlab(root_dir: str | os.PathLike | None = None,  # server root; 
         shutil.rmtree(tmp, ignore_errors=True)
 
 # %% ../../nbs/browser/00_browser.ipynb #f58ca347
-import io, re, threading
+import base64, io, re, threading
 import numpy as np
 import gymnasium as gym
 from gymnasium import spaces
@@ -405,6 +406,50 @@ def apply_config(root: str | os.PathLike,  # the workspace folder (server root)
     return later
 
 # %% ../../nbs/browser/00_browser.ipynb #cc9422a1
+FETCH_COUNTER_JS = """(() => {   // counts the page's fetch() calls in flight (JupyterLab talks to its server through fetch)
+  if (window.__guilabFetch !== undefined) return;
+  window.__guilabFetch = 0;
+  const f = window.fetch.bind(window);
+  window.fetch = (...args) => {
+    window.__guilabFetch++;
+    const done = () => { window.__guilabFetch = Math.max(0, window.__guilabFetch - 1); };
+    return f(...args).then(r => { done(); return r; }, e => { done(); throw e; });
+  };
+})();"""
+
+STILL_JS = """(() => {   // a still page: no CSS animation or transition, no text caret (what Playwright does per screenshot)
+  const add = () => {
+    if (document.getElementById('guilab-still')) return;
+    const s = document.createElement('style'); s.id = 'guilab-still';
+    s.textContent = '*, *::before, *::after { animation: none !important; transition: none !important; caret-color: transparent !important; }';
+    (document.head || document.documentElement).appendChild(s);
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', add); else add();
+})();"""
+
+BUSY_SELECTOR = ", ".join([f'.jp-Notebook-ExecutionIndicator[data-status="{s}"]' for s in ("busy", "starting", "restarting", "autorestarting", "connecting", "initializing")]
+                          + [".jp-Spinner"])
+
+SETTLE_JS = """async ([quietMs, capMs, busySel]) => {
+  // Quiet when, for quietMs, no DOM mutation happened, no fetch was in flight and no busy indicator was shown;
+  // checked once per animation frame (a 50 ms timer stands in when frames are throttled); gives up after capMs.
+  const t0 = performance.now(); let last = t0;
+  const mo = new MutationObserver(() => { last = performance.now(); });
+  mo.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+  const frame = () => new Promise(r => { requestAnimationFrame(() => r()); setTimeout(r, 50); });
+  const busy = () => (window.__guilabFetch || 0) > 0 ||
+    [...document.querySelectorAll(busySel)].some(e => e.offsetParent !== null);
+  try {
+    for (;;) {
+      await frame();
+      const now = performance.now(), b = busy();
+      if (b) last = now;
+      if (now - last >= quietMs) return {ms: now - t0, quiet: true};
+      if (now - t0 >= capMs) return {ms: now - t0, quiet: false, busy: b};
+    }
+  } finally { mo.disconnect(); }
+}"""
+
 class BrowserEnv(gym.Env):
     """Real JupyterLab in headless Chromium as a Gymnasium env (see above). Observation `{"screenshot": H×W×3
     uint8 (device pixels), "a11y": str, "url": str}`; actions `BROWSER_ACTION_TYPES` in screenshot pixels;
@@ -419,14 +464,17 @@ class BrowserEnv(gym.Env):
                  device_scale_factor: float = 1,      # screenshot pixels per CSS pixel
                  render_mode: str | None = None,      # None or "rgb_array"
                  max_steps: int = 50,                 # truncate after this many steps
-                 settle_s: float = 0.12,              # pause after an action before observing (seconds)
+                 settle_quiet_s: float = 0.05,        # after an action, observe once the page was quiet this long (seconds)
+                 settle_cap_s: float = 3.0,           # ... or after this long at most (seconds)
                  a11y: bool = True,                   # False: skip the aria snapshot ("" in observations)
                  executable_path: str = CHROMIUM,     # Chromium binary
                 ):
         if render_mode not in (None, "rgb_array"): raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         if int(max_steps) < 1: raise ValueError(f"max_steps must be >= 1, got {max_steps}")
         self.task, self.render_mode, self.max_steps = task, render_mode, int(max_steps)
-        self.viewport, self.dsf, self.settle_s, self.with_a11y = tuple(viewport), float(device_scale_factor), float(settle_s), bool(a11y)
+        self.viewport, self.dsf, self.with_a11y = tuple(viewport), float(device_scale_factor), bool(a11y)
+        self.settle_quiet_s, self.settle_cap_s = float(settle_quiet_s), float(settle_cap_s)
+        self.last_settle: dict = {}
         self.executable_path = executable_path
         W, H = int(round(viewport[0] * self.dsf)), int(round(viewport[1] * self.dsf))
         self.width, self.height = W, H
@@ -453,7 +501,9 @@ class BrowserEnv(gym.Env):
         b = launch_chromium(p, self.executable_path); self._stack.callback(b.close)
         ctx = b.new_context(viewport={"width": int(self.viewport[0]), "height": int(self.viewport[1])},
                             device_scale_factor=self.dsf, locale="en-US", timezone_id="UTC", reduced_motion="reduce")
+        ctx.add_init_script(FETCH_COUNTER_JS); ctx.add_init_script(STILL_JS)
         self.page = ctx.new_page()
+        self._cdp = ctx.new_cdp_session(self.page)   # Chromium's fast PNG path for observations (see _observe)
         self.page.route("**/*", self._route)
         self.page.on("dialog", lambda d: d.accept())   # "leave the page?" on a dirty document must not block a reset
 
@@ -473,7 +523,7 @@ class BrowserEnv(gym.Env):
         self.page.goto(f"{self.url}{suffix}{sep}token={self.token}")
         self.page.wait_for_selector("#jp-main-dock-panel", timeout=60000)
         self.page.wait_for_function("() => !document.querySelector('#jupyterlab-splash') && document.body.dataset.jpThemeName", timeout=60000)
-        self.page.wait_for_timeout(400)
+        self._settle(quiet_s=0.2, cap_s=10.0)
 
     def open_palette(self):
         "Open JupyterLab's command palette (Ctrl+Shift+C, retried while the app restores its layout); returns its input locator. Call on the browser thread."
@@ -498,7 +548,7 @@ class BrowserEnv(gym.Env):
             try: item.first.wait_for(state="visible", timeout=3000); break
             except Exception:
                 if attempt == 2: raise RuntimeError(f"no command labelled {label!r} in the command palette") from None
-        item.first.click(); pg.wait_for_timeout(300)
+        item.first.click(); self._settle()
 
     def _do_reset(self, task):
         if self._stack is None: self._start()
@@ -514,25 +564,39 @@ class BrowserEnv(gym.Env):
             if st["type"] == "open":
                 self._palette("Open from Path…")
                 self.page.keyboard.type(p["path"]); self.page.keyboard.press("Enter")
-                self.page.wait_for_timeout(int(1000 * p.get("wait", 1.0)))
-            elif st["type"] == "command": self._palette(p["label"]); self.page.wait_for_timeout(int(1000 * p.get("wait", 0.5)))
-            elif st["type"] == "key": self.page.keyboard.press(playwright_key(p["key"])); self.page.wait_for_timeout(200)
+                self._holds_within({"role": "tab", "name": Path(p["path"]).name}, float(p.get("wait", 15.0)))   # its tab is shown
+            elif st["type"] == "command": self._palette(p["label"])
+            elif st["type"] == "key": self.page.keyboard.press(playwright_key(p["key"]))
+            self._settle()
         self.page.mouse.move(0, self.viewport[1] - 1)
         return self._observe_stable()
 
-    def _observe_stable(self, tries: int = 20, pause_ms: int = 150) -> dict:
-        "Observe until two observations in a row are equal (the app finished restoring), at most `tries` times."
-        prev = self._observe()
-        for _ in range(tries):
-            self.page.wait_for_timeout(pause_ms)
-            cur = self._observe()
-            if cur["a11y"] == prev["a11y"] and np.array_equal(cur["screenshot"], prev["screenshot"]): return cur
-            prev = cur
-        return prev
+    def _settle(self, quiet_s: float | None = None, cap_s: float | None = None) -> dict:
+        """Wait until the page is quiet: `quiet_s` (default `settle_quiet_s`) with no DOM mutation, no fetch to the
+        server in flight and no busy indicator (a kernel busy or starting, a spinner), at most `cap_s` (default
+        `settle_cap_s`); returns `{"ms", "quiet"}` (also kept in `last_settle`). Call on the browser thread."""
+        q = self.settle_quiet_s if quiet_s is None else quiet_s
+        cap = self.settle_cap_s if cap_s is None else cap_s
+        try: r = self.page.evaluate(SETTLE_JS, [1000 * q, 1000 * cap, BUSY_SELECTOR])
+        except Exception as e:   # a navigation replaced the page under the script: settle once more on the new one
+            r = {"ms": None, "quiet": False, "error": type(e).__name__}
+        self.last_settle = r
+        return r
+
+    def settle(self, quiet_s: float | None = None, cap_s: float | None = None) -> dict:
+        "Wait (no step) until the page is quiet, as after an action (`_settle`); the checkers' postconfig uses it."
+        return self._run(self._settle, quiet_s, cap_s)
+
+    def _observe_stable(self) -> dict:
+        "Observe once the app has finished restoring its layout (a longer quiet window than after an action)."
+        self._settle(quiet_s=max(0.15, self.settle_quiet_s), cap_s=10.0)
+        return self._observe()
 
     def _observe(self) -> dict:
         pg = self.page
-        png = pg.screenshot(type="png", animations="disabled", caret="hide")
+        try:   # CDP's speed-optimised PNG (lossless, lighter compression): about half the encode + decode time
+            png = base64.b64decode(self._cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})["data"])
+        except Exception: png = pg.screenshot(type="png", animations="disabled", caret="hide")
         from PIL import Image
         shot = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
         if shot.shape[:2] != (self.height, self.width):   # a page still resizing; keep the declared shape
@@ -600,7 +664,7 @@ class BrowserEnv(gym.Env):
         else:
             self._pending_refusal = None
             def go():
-                self._act(action); self.page.wait_for_timeout(int(1000 * self.settle_s)); return self._observe()
+                self._act(action); self._settle(); return self._observe()
             try: obs, ok, fb = self._run(go), True, t
             except Exception as e:   # Playwright errors (a target detached, a timeout): the action failed, the episode goes on
                 obs, ok, fb = self._run(self._observe), False, f"{t} failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
@@ -624,6 +688,61 @@ class BrowserEnv(gym.Env):
                     if b: return ((b["x"] + b["width"] / 2) * self.dsf, (b["y"] + b["height"] / 2) * self.dsf)
             return None
         nth_left = [nth - 1] if nth else [0]
+        return self._run(go)
+
+    def _holds(self, cond: dict) -> bool:
+        "Whether condition `cond` (see `wait_until`) holds now. Call on the browser thread."
+        pg = self.page
+        if "all" in cond: return all(self._holds(c) for c in cond["all"])
+        if "role" in cond:
+            name = cond.get("name")
+            if name is not None and cond.get("regex"): name = re.compile(name)
+            loc = pg.get_by_role(cond["role"], name=name, exact=True) if name is not None else pg.get_by_role(cond["role"])
+            return any(loc.nth(i).is_visible() and (not cond.get("enabled") or loc.nth(i).is_enabled()) for i in range(min(loc.count(), 20)))
+        if "selector" in cond:
+            loc = pg.locator(cond["selector"])
+            if cond.get("text"): loc = loc.filter(has_text=re.compile(cond["text"]))
+            if cond.get("attached"): return loc.count() > 0
+            if cond.get("focused"):
+                return bool(pg.evaluate("s => { const a = document.activeElement; return !!(a && a.closest(s)); }", cond["selector"]))
+            return any(loc.nth(i).is_visible() for i in range(min(loc.count(), 20)))
+        if "absent" in cond:
+            loc = pg.locator(cond["absent"])
+            return not any(loc.nth(i).is_visible() for i in range(min(loc.count(), 20)))
+        if "file" in cond or "gone" in cond:
+            path = cond.get("file", cond.get("gone"))
+            try: _server_call(self.url, self.token, "/api/contents/" + urllib.request.quote(path) + "?content=0"); there = True
+            except urllib.error.HTTPError as e:
+                if e.code != 404: raise
+                there = False
+            return there if "file" in cond else not there
+        if "listed" in cond:
+            try: model = _server_call(self.url, self.token, "/api/contents/" + urllib.request.quote(cond.get("in", "")) + "?content=1")
+            except urllib.error.HTTPError: return False
+            return any(re.search(cond["listed"], c["name"]) for c in (model or {}).get("content") or [])
+        raise ValueError(f"unknown wait condition {cond!r} (keys: all, role[/name/regex/enabled], selector[/text/focused/attached], absent, file, gone, listed[/in])")
+
+    def _holds_within(self, cond: dict, timeout: float) -> bool:
+        "Poll `_holds(cond)` every 0.1 s until it holds (True) or `timeout` seconds pass (False). Browser thread."
+        end = time.monotonic() + float(timeout)
+        while True:
+            if self._holds(cond): return True
+            if time.monotonic() >= end: return False
+            self.page.wait_for_timeout(100)
+
+    def wait_until(self, cond: dict, timeout: float = 20.0) -> bool:
+        """Wait, without taking a step, until `cond` holds, then until the page is quiet; True when it held within
+        `timeout` seconds, False otherwise (the caller goes on either way). Conditions: `{"role", "name", "regex",
+        "enabled"}` (a visible element by ARIA role and accessible name, as `locate`), `{"selector", "text",
+        "focused", "attached"}` (a visible CSS match, optionally with text matching a regex, or holding the keyboard
+        focus, or in the DOM at all),
+        `{"absent": css}` (no visible match), `{"file": path}` / `{"gone": path}` (present / absent through the
+        contents API, path relative to the workspace), `{"listed": regex, "in": folder}` (a name in a folder's
+        listing), `{"all": [cond, …]}`. The oracle's reference solutions wait this way instead of sleeping (like
+        `locate`, it is the oracle's privileged view: policies see only observations). Raises `ValueError` for an
+        unknown condition."""
+        def go():
+            ok = self._holds_within(cond, timeout); self._settle(); return ok
         return self._run(go)
 
     def evaluate_js(self, script: str):

@@ -17,16 +17,26 @@ def bench_browser_env_step(quick: bool = False) -> list[dict]:
                                       {"type": "open", "parameters": {"path": "bench.txt"}}]}
     env = BrowserEnv(max_steps=10_000)
     try:
-        resets, steps = [], []
+        resets, steps, settles = [], [], []
         for _ in range(1 if quick else 3):
             t = time.perf_counter(); env.reset(options={"task": task}); resets.append(time.perf_counter() - t)
             for i in range(6 if quick else 40):
                 a = {"type": "type", "text": "a"} if i % 2 == 0 else {"type": "key", "key": "Backspace"}
                 t = time.perf_counter(); env.step(a); steps.append(time.perf_counter() - t)
+                settles.append(env.last_settle.get("ms") or 0.0)
+        shots, arias = [], []
+        for _ in range(5 if quick else 20):   # the parts of an observation, each timed alone on the env's thread
+            env.with_a11y = False
+            t = time.perf_counter(); env._run(env._observe); shots.append(time.perf_counter() - t)
+            t = time.perf_counter(); env._run(lambda: env.page.locator("body").aria_snapshot(timeout=5000)); arias.append(time.perf_counter() - t)
+        env.with_a11y = True
     finally: env.close()
     return [{"name": "step (median)", "value": float(np.median(steps)), "unit": "s", "goal": "<= 0.3"},
             {"name": "step (p90)", "value": float(np.percentile(steps, 90)), "unit": "s", "goal": ""},
-            {"name": "reset (median)", "value": float(np.median(resets)), "unit": "s", "goal": ""}]
+            {"name": "reset (median)", "value": float(np.median(resets)), "unit": "s", "goal": ""},
+            {"name": "step part: settle (median)", "value": float(np.median(settles)) / 1000, "unit": "s", "goal": ""},
+            {"name": "step part: screenshot + decode (median)", "value": float(np.median(shots)), "unit": "s", "goal": ""},
+            {"name": "step part: aria snapshot (median)", "value": float(np.median(arias)), "unit": "s", "goal": ""}]
 
 # %% auto #0
 __all__ = ['bench_browser_env_step']

@@ -10,25 +10,43 @@ from ..agents.base import Agent, invalid
 from ..core import rng
 
 # %% auto #0
-__all__ = ['SYSTEM_PROMPT', 'palette_actions', 'expand_step', 'ScriptedAgent', 'OracleAgent', 'NoopAgent', 'PrematurePolicy',
-           'RepeaterPolicy', 'StalePolicy', 'NovicePolicy', 'parse_action', 'ModelAgent']
+__all__ = ['PALETTE_INPUT', 'PALETTE_ACTIVE', 'SYSTEM_PROMPT', 'await_', 'palette_actions', 'expand_step', 'ScriptedAgent',
+           'OracleAgent', 'NoopAgent', 'PrematurePolicy', 'RepeaterPolicy', 'StalePolicy', 'NovicePolicy',
+           'parse_action', 'ModelAgent']
 
 # %% ../../../nbs/vlaa/02_agents.ipynb #840379be
-def palette_actions(label: str, wait: float = 0.6) -> list[dict]:
-    "Run a command by its palette label: Ctrl+Shift+C, type the label (without a trailing '…'), Enter, wait."
-    return [{"type": "hotkey", "keys": ["ctrl", "shift", "c"]}, {"type": "wait", "seconds": 0.4},
-            {"type": "type", "text": label.rstrip("… ")}, {"type": "wait", "seconds": 0.3},
-            {"type": "key", "key": "Enter"}, {"type": "wait", "seconds": float(wait)}]
+PALETTE_INPUT = ".jp-ModalCommandPalette .lm-CommandPalette-input"
+PALETTE_ACTIVE = ".jp-ModalCommandPalette .lm-CommandPalette-item.lm-mod-active .lm-CommandPalette-itemLabel"
+
+def await_(until: dict, timeout: float = 20.0, fallback_s: float = 1.0) -> dict:
+    """A pseudo-action of a reference solution: wait (no step) until condition `until` holds, through the bound
+    environment's `wait_until` (`guilab.browser.BrowserEnv.wait_until` lists the conditions); `timeout` seconds at
+    most. Without such an environment it becomes a `wait` action of `fallback_s` seconds."""
+    return {"type": "_await", "until": until, "timeout": float(timeout), "fallback_s": float(fallback_s)}
+
+def palette_actions(label: str, until: dict | None = None) -> list[dict]:
+    """Run a command by its palette label: Ctrl+Shift+C, (its input has the focus) type the label without a
+    trailing '…', (the highlighted item is that label) Enter, then (optionally) wait until `until` holds."""
+    active = {"selector": PALETTE_ACTIVE, "text": "^" + re.escape(label) + "$"}
+    return [{"type": "hotkey", "keys": ["ctrl", "shift", "c"]}, await_({"selector": PALETTE_INPUT, "focused": True}, 10, 0.4),
+            {"type": "type", "text": label.rstrip("… ")}, await_(active, 10, 0.3),
+            {"type": "key", "key": "Enter"}] + ([await_(until)] if until else [])
 
 def expand_step(step: dict, locate=None) -> list[dict]:
-    """One reference-trajectory step → environment actions. `palette` and `open` macros expand to keys and text;
-    a click with a `target` is resolved by `locate(role, name, regex)` → (x, y) screenshot pixels (None when
-    the element is not on screen: the click is then left out and the step reports it with an `invalid` record)."""
-    t = step.get("type")
-    if t == "palette": return palette_actions(step["label"], step.get("wait", 0.6))
-    if t == "open":
-        return palette_actions("Open from Path…", 0.5) + [{"type": "type", "text": step["path"]}, {"type": "key", "key": "Enter"},
-                                                           {"type": "wait", "seconds": step.get("wait", 1.2)}]
+    """One reference-trajectory step → environment actions (and `_await` pseudo-actions, see `await_`).
+    `palette` and `open` macros expand to keys and text; an `await` step `{"type": "await", "until": cond}` and a
+    step's own `"until": cond` (checked after its actions) wait for a condition instead of sleeping; a click with
+    a `target` is resolved by `locate(role, name, regex)` → (x, y) screenshot pixels (None when the element is
+    not on screen: the click is then left out and the step reports it with an `invalid` record)."""
+    t, until = step.get("type"), step.get("until")
+    step = {k: v for k, v in step.items() if k != "until"}
+    after = [await_(until, step.get("timeout", 20.0))] if until else []
+    if t == "await": return [await_(until, step.get("timeout", 20.0))]
+    if t == "palette": return palette_actions(step["label"], until)
+    if t == "open":   # Open from Path…: its dialog's input has the focus; type the path; its tab is shown
+        name = step["path"].rstrip("/").split("/")[-1]
+        return (palette_actions("Open from Path…", {"selector": ".jp-Dialog input", "focused": True})
+                + [{"type": "type", "text": step["path"]}, {"type": "key", "key": "Enter"}, await_({"role": "tab", "name": name})] + after)
     if t == "click" and "target" in step:
         tg = step["target"]
         xy = locate(tg["role"], tg["name"], tg.get("regex", False)) if locate else None
@@ -36,8 +54,8 @@ def expand_step(step: dict, locate=None) -> list[dict]:
         a = {"type": "click", "x": int(round(xy[0])), "y": int(round(xy[1]))}
         if step.get("clicks", 1) != 1: a["clicks"] = step["clicks"]
         if step.get("button", "left") != "left": a["button"] = step["button"]
-        return [a]
-    return [dict(step)]
+        return [a] + after
+    return [dict(step)] + after
 
 # %% ../../../nbs/vlaa/02_agents.ipynb #4435f5fd
 def _locator(env):
@@ -58,17 +76,27 @@ class ScriptedAgent(Agent):
         self.queue, self.pending, self.notes, self.t, self.retries = list(self.task.get("trajectory", [])), [], [], 0, 0
         self.r = rng(self.seed, "vlaa", type(self).__name__, self.task.get("id", ""), self.episode)
     def next_reference(self) -> dict | None:
-        """The next environment action of the reference solution (None when it is exhausted). A target that is not on
-        screen yet (a dialog still opening) is looked for again after a 0.5 s wait, at most 6 times."""
-        while not self.pending:
-            if not self.queue: return None
-            step = self.queue.pop(0)
-            self.pending = expand_step(step, _locator(self.env))
-            if self.pending and self.pending[0].get("type") == "invalid" and self.retries < 6:
-                self.retries += 1; self.queue.insert(0, step); self.pending = []
-                return {"type": "wait", "seconds": 0.5}
-            self.retries = 0
-        return self.pending.pop(0)
+        """The next environment action of the reference solution (None when it is exhausted). `_await` pseudo-actions
+        wait through the bound environment's `wait_until` (no step taken; without one they become `wait` actions);
+        a click target is first waited for the same way. A target that is still not on screen is looked for again
+        after a 0.5 s wait action, at most 6 times."""
+        can_wait = self.env is not None and hasattr(self.env, "wait_until")
+        while True:
+            while not self.pending:
+                if not self.queue: return None
+                step = self.queue.pop(0)
+                tg = step.get("target") if step.get("type") == "click" else None
+                if tg and can_wait and not self.retries:
+                    self.env.wait_until({"role": tg["role"], "name": tg["name"], "regex": tg.get("regex", False)}, 15)
+                self.pending = expand_step(step, _locator(self.env))
+                if self.pending and self.pending[0].get("type") == "invalid" and self.retries < 6:
+                    self.retries += 1; self.queue.insert(0, step); self.pending = []
+                    return {"type": "wait", "seconds": 0.5}
+                self.retries = 0
+            a = self.pending.pop(0)
+            if a.get("type") != "_await": return a
+            if not can_wait: return {"type": "wait", "seconds": a.get("fallback_s", 1.0)}
+            self.env.wait_until(a["until"], a.get("timeout", 20.0))
     def act(self, obs):
         self.t += 1
         a = self.next_reference()

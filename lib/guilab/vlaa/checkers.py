@@ -149,6 +149,8 @@ def evaluate(task: dict,          # a task record
     if run_postconfig:
         for st in ev.get("postconfig") or []:
             if st.get("type") == "sleep": time.sleep(float(st.get("parameters", {}).get("seconds", 1)))
+        if ev.get("postconfig") and hasattr(env, "settle"):   # and the page idle longer than its 500 ms save debounce
+            env.settle(quiet_s=1.0, cap_s=10.0)
     results = ev["result"] if isinstance(ev["func"], list) else [ev["result"]]
     expected = ev["expected"] if isinstance(ev["func"], list) else [ev["expected"]]
     parts = []
