@@ -37,8 +37,8 @@ def jupyterlab_docs(env) -> list[dict]:
     def read():
         pg = env.page
         inp = env.open_palette()
-        inp.fill(""); pg.wait_for_timeout(300)
-        items = pg.evaluate(PALETTE_JS); pg.keyboard.press("Escape"); pg.wait_for_timeout(200)
+        inp.fill(""); env._settle()   # the full list is rendered once the page is quiet
+        items = pg.evaluate(PALETTE_JS); pg.keyboard.press("Escape"); env._settle()
         return items
     items = env._run(read)
     menus: dict[str, list[str]] = {}
