@@ -18,18 +18,19 @@ __all__ = ['PALETTE_INPUT', 'PALETTE_ACTIVE', 'SYSTEM_PROMPT', 'await_', 'palett
 PALETTE_INPUT = ".jp-ModalCommandPalette .lm-CommandPalette-input"
 PALETTE_ACTIVE = ".jp-ModalCommandPalette .lm-CommandPalette-item.lm-mod-active .lm-CommandPalette-itemLabel"
 
-def await_(until: dict, timeout: float = 20.0, fallback_s: float = 1.0) -> dict:
+def await_(until: dict, timeout: float = 20.0, fallback_s: float = 1.0, redo: int = 0) -> dict:
     """A pseudo-action of a reference solution: wait (no step) until condition `until` holds, through the bound
     environment's `wait_until` (`guilab.browser.BrowserEnv.wait_until` lists the conditions); `timeout` seconds at
-    most. Without such an environment it becomes a `wait` action of `fallback_s` seconds."""
-    return {"type": "_await", "until": until, "timeout": float(timeout), "fallback_s": float(fallback_s)}
+    most. Without such an environment it becomes a `wait` action of `fallback_s` seconds. `redo` > 0: when the
+    condition does not hold in time, press Escape and do the whole reference step again (at most `redo` times)."""
+    return {"type": "_await", "until": until, "timeout": float(timeout), "fallback_s": float(fallback_s), "redo": int(redo)}
 
 def palette_actions(label: str, until: dict | None = None) -> list[dict]:
     """Run a command by its palette label: Ctrl+Shift+C, (its input has the focus) type the label without a
     trailing '…', (the highlighted item is that label) Enter, then (optionally) wait until `until` holds."""
     active = {"selector": PALETTE_ACTIVE, "text": "^" + re.escape(label) + "$"}
-    return [{"type": "hotkey", "keys": ["ctrl", "shift", "c"]}, await_({"selector": PALETTE_INPUT, "focused": True}, 10, 0.4),
-            {"type": "type", "text": label.rstrip("… ")}, await_(active, 10, 0.3),
+    return [{"type": "hotkey", "keys": ["ctrl", "shift", "c"]}, await_({"selector": PALETTE_INPUT, "focused": True}, 10, 0.4, redo=2),
+            {"type": "type", "text": label.rstrip("… ")}, await_(active, 8, 0.3, redo=2),   # (a loaded page can close the palette again)
             {"type": "key", "key": "Enter"}] + ([await_(until)] if until else [])
 
 def expand_step(step: dict, locate=None) -> list[dict]:
@@ -74,17 +75,21 @@ class ScriptedAgent(Agent):
         self.episode += 1
         self.task = self.task_of(info)
         self.queue, self.pending, self.notes, self.t, self.retries = list(self.task.get("trajectory", [])), [], [], 0, 0
+        self.redo_step, self.redos, self.cur_step = None, 0, None
         self.r = rng(self.seed, "vlaa", type(self).__name__, self.task.get("id", ""), self.episode)
     def next_reference(self) -> dict | None:
         """The next environment action of the reference solution (None when it is exhausted). `_await` pseudo-actions
         wait through the bound environment's `wait_until` (no step taken; without one they become `wait` actions);
         a click target is first waited for the same way. A target that is still not on screen is looked for again
-        after a 0.5 s wait action, at most 6 times."""
+        after a 0.5 s wait action, at most 6 times. An `_await` with `redo` that times out presses Escape and
+        starts its reference step again (the palette closed under load before the label was typed)."""
         can_wait = self.env is not None and hasattr(self.env, "wait_until")
         while True:
             while not self.pending:
                 if not self.queue: return None
                 step = self.queue.pop(0)
+                if step is not getattr(self, "redo_step", None): self.redos = 0
+                self.cur_step = step
                 tg = step.get("target") if step.get("type") == "click" else None
                 if tg and can_wait and not self.retries:
                     self.env.wait_until({"role": tg["role"], "name": tg["name"], "regex": tg.get("regex", False)}, 15)
@@ -96,7 +101,10 @@ class ScriptedAgent(Agent):
             a = self.pending.pop(0)
             if a.get("type") != "_await": return a
             if not can_wait: return {"type": "wait", "seconds": a.get("fallback_s", 1.0)}
-            self.env.wait_until(a["until"], a.get("timeout", 20.0))
+            if not self.env.wait_until(a["until"], a.get("timeout", 20.0)) and self.redos < a.get("redo", 0):
+                self.redos += 1; self.redo_step = self.cur_step
+                self.queue.insert(0, self.cur_step); self.pending = []
+                return {"type": "key", "key": "Escape"}
     def act(self, obs):
         self.t += 1
         a = self.next_reference()
