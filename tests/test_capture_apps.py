@@ -102,3 +102,11 @@ def test_app_capture_is_reused_while_it_matches(small_app_capture, capsys):
     r = capture_apps(out, ["datasette"], states={"datasette": ["database", "table_sensors"]})
     assert r["datasette"]["reused"] and r["datasette"]["samples"] == s["samples"]
     assert "reused datasette" in capsys.readouterr().out
+
+
+def test_app_capture_is_not_reused_after_its_spec_changed(small_app_capture, monkeypatch):
+    import guilab.grounding.apps as A
+    out, _ = small_app_capture
+    assert A.app_capture_matches(out, "datasette", states=["database", "table_sensors"])
+    monkeypatch.setattr(A, "_spec_hash", lambda app: "0" * 16)               # apps.yaml edited: steps or commands differ
+    assert not A.app_capture_matches(out, "datasette", states=["database", "table_sensors"])
