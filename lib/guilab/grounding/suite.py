@@ -89,16 +89,21 @@ def run_agents(samples: list,                 # GroundingSamples
                eval_dir: str | Path,          # results live in <eval_dir>/<name>-<samples_tag>/<agent>/
                workers: int = 1,              # evaluation threads
                seed: int = 0,                 # base seed of the evaluation
+               variants: dict | None = None,  # alias -> {"agent": registered name, **options}: an agent under other options (e.g. a smaller first view)
               ) -> dict[str, list[dict]]:
     """Evaluate every agent on `samples` (resumable, `guilab.grounding.evaluate.evaluate`) and return `{agent: result
-    records}` (sorted by id); prints one accuracy line per agent. Raises `RuntimeError` when a sample failed (a rerun resumes)."""
+    records}` (sorted by id); prints one accuracy line per agent. An agent named in `variants` is its `agent` made with
+    the other keys as options (params `grounding.variants`). Raises `RuntimeError` when a sample failed (a rerun resumes)."""
     folder = Path(eval_dir) / f"{name}-{samples_tag(samples, images)}"
     res = {}
+    variants = variants or {}
     for a in agents:
         t0 = time.time()
-        r = evaluate(samples, a, folder / a, workers=workers, seed=seed, images=images)
+        v = dict(variants.get(a) or {}); base = v.pop("agent", a)
+        r = evaluate(samples, base, folder / a.replace("/", "_"), workers=workers, seed=seed, images=images,
+                     agent_name=a, agent_options=v or None)
         if r["failed"]: raise RuntimeError(f"{a}: {len(r['failed'])} sample(s) failed, e.g. {r['failed'][0]}")
-        res[a] = read_jsonl(folder / a / "results.jsonl")
+        res[a] = read_jsonl(folder / a.replace("/", "_") / "results.jsonl")
         o = r["metrics"]["overall"]
         print(f"{a:>9}: {o['correct']}/{o['n']} correct = {100 * o['action_acc']:.2f}%, format errors {o['format_errors']}, "
               f"mean crops {o['mean_crops']:.2f} ({time.time() - t0:.0f} s)")
