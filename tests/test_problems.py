@@ -309,3 +309,81 @@ def test_euclid_table_is_shipped_package_data():
     assert pkg / "data" / "euclid.jsonl" in files
     assert files <= shipped, sorted(map(str, files - shipped))
     assert data_path("euclid.jsonl").is_file() and len(euclid_table()) == 43
+
+
+# ----------------------------------------------------------------------------------------------------- category rules
+from guilab.pagebench.problems import categories_for, construction_graph   # noqa: E402
+
+_AB = ["A=(0,0)", "B=(4,0)"]
+_I1 = _AB + ["s=Segment(A,B)", "c=Circle(A,B)", "d=Circle(B,A)", "C=Intersect(c,d,1)", "t1=Polygon(A,B,C)"]
+_PERP = _AB + ["P=(1,3)", "g=Line(A,B)", "q=PerpendicularLine(P,g)", "F=Intersect(q,g)"]
+_SQ = _AB + ["{sq,ab,bc,cd,da,C,D}=Polygon(A,B,4)"]
+_CHAIN = [f"P{i}=Midpoint(A,{'B' if i == 0 else f'P{i - 1}'})" for i in range(8)]
+
+
+def _cf(cons, givens=("A", "B"), checks=(), text="Construct it.", **kw):
+    return categories_for(dict(construction=list(cons), givens=list(givens), checks=list(checks), text=text, **kw))
+
+
+# (category, problem that has it, near miss that must not): one pair per rule
+RULE_CASES = [
+    ("tool_grounding", dict(cons=_AB + ["m=PerpendicularBisector(A,B)"]),
+     dict(cons=_AB + ["c=Circle(A,B)", "d=Circle(B,A)", "C=Intersect(c,d,1)", "D=Intersect(c,d,2)", "m=Line(C,D)"])),
+    ("tool_grounding", dict(cons=_AB + ["P=(1,3)", "g=Line(A,B)", "p=Line(P,g)"], givens=["A", "B", "P", "g"]),   # Parallel Line
+     dict(cons=_AB + ["P=(1,3)", "g=Line(A,B)", "p=Line(P,A)"], givens=["A", "B", "P", "g"])),
+    ("object_construction", dict(cons=_AB + ["C=(1,3)", "t=Polygon(A,B,C)"]), dict(cons=_AB + ["M=Midpoint(A,B)"])),
+    ("coordinate_modeling", dict(cons=_AB + ["M=Midpoint(A,B)"], text="In the coordinate plane, A(0, 0) and B(4, 0). Mark the midpoint."),
+     dict(cons=_AB + ["M=Midpoint(A,B)"], text="Bisect AB. Given: A(0, 0); B(4, 0).", statement="Bisect AB.")),
+    ("relation_reasoning", dict(cons=_I1, givens=["A", "B", "s"], checks=["equal_length(C,A,A,B)"]),
+     dict(cons=_AB + ["M=Midpoint(A,B)"], checks=["equal_length(A,M,M,B)", "collinear(A,M,B)"])),
+    ("relation_reasoning", dict(cons=_PERP, givens=["A", "B", "P", "g"], checks=["equal_length(A,F,F,B)"]),   # not true, but a relation to bring about
+     dict(cons=_PERP, givens=["A", "B", "P", "g"], checks=["perpendicular(q,g)", "incident(F,g)"])),
+    ("multi_step_planning", dict(cons=_AB + _CHAIN), dict(cons=_AB + _CHAIN[:7])),
+    ("auxiliary_construction", dict(cons=_I1, givens=["A", "B", "s"]),
+     dict(cons=_PERP, givens=["A", "B", "P", "g"], checks=["perpendicular(q,g)"])),
+    ("multi_object_composition", dict(cons=_SQ + ["f=Segment(A,C)", "g=Segment(B,D)", "O=Intersect(f,g)", "k=Circle(O,A)"]),
+     dict(cons=_SQ + ["f=Segment(A,C)", "g=Segment(B,D)", "O=Intersect(f,g)"])),
+    ("measurement_annotation", dict(cons=_AB + ["d=Distance(A,B)"]), dict(cons=_AB + ["s=Segment(A,B)"])),
+    ("measurement_annotation", dict(cons=_AB + ['txt=Text("AB", A)']), dict(cons=_AB + ["s=Segment(A,B)"])),
+    ("transformation", dict(cons=_AB + ["A'=Rotate(A,90°,B)"]), dict(cons=_AB + ["c=Circle(B,A)"])),
+    ("real_scene_modeling", dict(cons=_AB + ["s=Segment(A,B)"], scene="a ladder leaning against a wall"),
+     dict(cons=_AB + ["s=Segment(A,B)"], scene=None)),
+]
+
+
+@pytest.mark.parametrize("cat,has,hasnt", RULE_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(RULE_CASES)])
+def test_category_rule(cat, has, hasnt):
+    assert cat in _cf(**has)
+    assert cat not in _cf(**hasnt)
+
+
+def test_every_category_has_a_rule_case_and_a_documented_rule():
+    assert {c for c, _, _ in RULE_CASES} == set(CATEGORIES)
+    assert all(c in categories_for.__doc__ for c in CATEGORIES)
+
+
+def test_construction_graph():
+    g = construction_graph(dict(construction=_I1, givens=["A", "B", "s"]))
+    assert [s["tool"] for s in g] == [None, None, "Segment", "Circle", "Circle", "Intersect", "Polygon"]
+    assert [s["given"] for s in g] == [True, True, True, False, False, False, False]
+    assert g[3]["used_by"] == [5] and g[5]["used_by"] == [6] and g[6]["used_by"] == []
+    assert construction_graph(dict(construction=_AB + ["c=Circle(A,3)"]))[2]["tool"] == "CircleRadius"
+    assert construction_graph(dict(construction=_SQ))[2]["tool"] == "RegularPolygon"
+
+
+def test_stored_categories_are_the_rules():
+    for p in EUCLID + GEN[:200]:
+        assert p.categories == categories_for(p), p.id
+
+
+def test_categories_discriminate_on_the_test_set():
+    from guilab.pagebench.build import split_of
+    test = EUCLID + [p for p in GEN if split_of(p) == "test"]
+    n = Counter(c for p in test for c in p.categories)
+    assert set(n) == set(CATEGORIES)                                       # every category has problems
+    assert all(0 < n[c] < len(test) for c in CATEGORIES), n               # ... and none has all of them
+    assert len({frozenset(p.id for p in test if c in p.categories) for c in CATEGORIES}) == len(CATEGORIES)   # no two the same
+    # Euclid: enunciations without coordinates, no real scenes; the real scenes are exactly the scene templates
+    assert not any("coordinate_modeling" in p.categories or "real_scene_modeling" in p.categories for p in EUCLID)
+    scenes = {"ladder", "garden", "clock", "shadow"}
+    assert all(("real_scene_modeling" in p.categories) == (p.extra["template"] in scenes) for p in GEN)

@@ -70,6 +70,9 @@ def test_failing_notebook_is_named_and_exit_nonzero(tmp_path):
     assert r2.returncode == 0, r2.stderr
     man2 = json.loads((out / "manifest.json").read_text())
     assert set(man2["notebooks"]) == {"a_ok", "b_broken"}
+    # nothing changed since the first run, but a_ok wrote no output file to check: it runs again (reuse needs outputs)
+    assert man2["notebooks"]["a_ok"]["reused"] is False
+    assert (out / "index.html").is_file() and (out / "README.md").is_file()   # the gallery is written by every run
     r3 = subprocess.run([GUILAB, "reproduce", "--only", "zzz", "--notebooks", str(folder)], cwd=ROOT, capture_output=True, text=True)
     assert r3.returncode != 0 and "zzz" in r3.stderr
 
@@ -83,3 +86,54 @@ def test_notebook_without_parameters_cell_is_named(tmp_path):
                         "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert r.returncode == 2 and "no_params.ipynb" in r.stderr and "parameters" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def _writer(folder, name, text):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell('params = ""\nout_dir = ""\noverrides = []', metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell(f"from pathlib import Path\nPath(out_dir, {name!r} + '.md').write_text({text!r})")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(folder / f"{name}.ipynb"))
+
+
+def test_unchanged_stage_is_reused_and_changes_rerun(tmp_path):
+    """A warm rerun reuses a stage whose notebook, params, reported numbers and code are unchanged and whose outputs are
+    intact; an edited notebook, an edited output or --force runs it again."""
+    folder = tmp_path / "repro"; folder.mkdir(); out = tmp_path / "out"
+    _writer(folder, "w1", "one"); _writer(folder, "w2", "two")
+    run = lambda *extra: subprocess.run([GUILAB, "reproduce", "--params", "params/smoke.yaml", "--out", str(out), "--notebooks",
+                                         str(folder), "--quiet", *extra], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run().returncode == 0
+    r = run(); man = json.loads((out / "manifest.json").read_text())
+    assert r.returncode == 0 and "0 of 2 notebooks to run, 2 reused" in r.stderr + r.stdout
+    assert man["notebooks"]["w1"]["reused"] and man["notebooks"]["w2"]["reused"] and man["notebooks"]["w1"]["key"]
+    _writer(folder, "w1", "one, edited")                     # the notebook changed
+    (out / "w2.md").write_text("tampered")                   # an output changed since it was written
+    r = run(); man = json.loads((out / "manifest.json").read_text())
+    assert not man["notebooks"]["w1"]["reused"] and not man["notebooks"]["w2"]["reused"]
+    assert (out / "w1.md").read_text() == "one, edited" and (out / "w2.md").read_text() == "two"
+    r = run("--force"); man = json.loads((out / "manifest.json").read_text())
+    assert not man["notebooks"]["w1"]["reused"] and not man["notebooks"]["w2"]["reused"]
+
+
+def test_gallery_renders_in_chromium(smoke_run):
+    """The gallery of the smoke run opens in headless Chromium: every image loads, every link points at a file of
+    the run, every seed has its section."""
+    from guilab.browser import chromium_available, browser_page, run_outside_loop
+    if not chromium_available(): pytest.skip("Chromium is not installed (apt-get install chromium)")
+    r, out = smoke_run
+    index = out / "index.html"; assert index.is_file()
+    def check():
+        with browser_page(viewport=(1280, 800), device_scale_factor=1) as page:
+            errors = []; page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(index.as_uri()); page.wait_for_load_state("load")
+            page.evaluate("() => Promise.all([...document.images].map(i => { i.loading = 'eager'; return i.decode().catch(() => null); }))")
+            imgs = page.evaluate("() => [...document.images].map(i => [i.getAttribute('src'), i.naturalWidth])")
+            links = page.evaluate("() => [...document.querySelectorAll('a')].map(a => a.getAttribute('href'))")
+            h2 = page.evaluate("() => [...document.querySelectorAll('h2')].map(h => h.textContent)")
+            return errors, imgs, links, h2
+    errors, imgs, links, h2 = run_outside_loop(check)
+    assert not errors, errors
+    assert imgs and all(w > 0 for _, w in imgs), [s for s, w in imgs if w == 0]
+    assert links and all((out / h).is_file() for h in links), [h for h in links if not (out / h).is_file()]
+    for system in ("PAGER", "LBS", "VLAA-GUI", "GraceBench"): assert any(system in t for t in h2), (system, h2)

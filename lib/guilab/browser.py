@@ -10,12 +10,11 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 # %% auto #0
-__all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DEMO_NOTEBOOK', 'BROWSER_ACTION_TYPES', 'SECRET_ENV',
-           'PROFILE_SETTINGS', 'DESCRIBE_JS', 'BrowserUnavailable', 'chromium_available', 'launch_chromium',
-           'browser_page', 'run_outside_loop', 'write_demo_root', 'write_lab_profile', 'free_port',
-           'jupyter_lab_command', 'start_jupyterlab', 'playwright_key', 'AnyText', 'BrowserActionSpace',
-           'check_browser_action', 'guard_text', 'guard_request', 'put_setting', 'reset_server_state', 'notebook_json',
-           'apply_config', 'BrowserEnv']
+__all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DEMO_NOTEBOOK', 'BROWSER_ACTION_TYPES', 'PROFILE_SETTINGS',
+           'DESCRIBE_JS', 'BrowserUnavailable', 'chromium_available', 'launch_chromium', 'browser_page',
+           'run_outside_loop', 'write_demo_root', 'write_lab_profile', 'jupyter_lab_command', 'start_jupyterlab',
+           'playwright_key', 'AnyText', 'BrowserActionSpace', 'check_browser_action', 'guard_text', 'guard_request',
+           'put_setting', 'reset_server_state', 'notebook_json', 'apply_config', 'BrowserEnv']
 
 # %% ../../nbs/browser/00_browser.ipynb #e7861ec8
 CHROMIUM = "/usr/bin/chromium"
@@ -122,10 +121,7 @@ def write_lab_profile(config_dir: str | os.PathLike) -> dict:
             "IPYTHONDIR": str(c/"ipython")}
 
 # %% ../../nbs/browser/00_browser.ipynb #a65dbbae
-def free_port(host: str = "127.0.0.1") -> int:
-    "A TCP port that is free on `host` right now (the OS picks it)."
-    with socket.socket() as s:
-        s.bind((host, 0)); return s.getsockname()[1]
+from .core import free_port, is_secret   # one port picker for every service; one rule for secret names
 
 def jupyter_lab_command() -> list[str]:
     "The command that starts JupyterLab from this Python environment; raises `BrowserUnavailable` when jupyterlab is not installed."
@@ -333,8 +329,6 @@ def guard_request(method: str,   # HTTP method
     return None
 
 # %% ../../nbs/browser/00_browser.ipynb #02a90da8
-SECRET_ENV = re.compile(r"(api[_-]?key|token|secret|password|credential)", re.I)   # variables kept from the server (and its terminals, kernels)
-
 PROFILE_SETTINGS = {"@jupyterlab/apputils-extension:notification": NOTIFICATION_SETTINGS,
                     "@jupyterlab/filebrowser-extension:browser": {"showLastModifiedColumn": False},
                     "@jupyterlab/terminal-extension:plugin": {"cursorBlink": False}}
@@ -451,7 +445,7 @@ class BrowserEnv(gym.Env):
         from playwright.sync_api import sync_playwright
         self._stack = contextlib.ExitStack()
         self.root = Path(tempfile.mkdtemp(prefix="guilab-task-")) / "workspace"; self.root.mkdir()
-        hidden = {k: os.environ.pop(k) for k in list(os.environ) if SECRET_ENV.search(k)}   # API keys never reach the app
+        hidden = {k: os.environ.pop(k) for k in list(os.environ) if is_secret(k)}   # API keys never reach the app
         try: self.url, self.token, self.proc = self._stack.enter_context(start_jupyterlab(root_dir=self.root))
         finally: os.environ.update(hidden)
         self._stack.callback(shutil.rmtree, self.root.parent, True)

@@ -16,8 +16,9 @@ PART_CLIS = {"pagebench": "guilab.pagebench.cli", "grounding": "guilab.grounding
 
 def _cmd_reproduce(a) -> int:
     from guilab.reproduce import reproduce
-    res = reproduce(a.params, only=a.only, out_dir=a.out, overrides=a.set or [], notebooks=a.notebooks, progress=not a.quiet)
-    print(f"manifest: {res['manifest']}")
+    res = reproduce(a.params, only=a.only, out_dir=a.out, overrides=a.set or [], notebooks=a.notebooks, progress=not a.quiet,
+                    force=a.force)
+    print(f"manifest: {res['manifest']}\ngallery: {Path(res['manifest']).parent / 'index.html'}")
     if res["failed"]:
         for n in res["failed"]:
             r = res["results"][n]
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--set", nargs="+", metavar="KEY=VALUE", help="override params, e.g. --set seed=1 pagebench.n_generated=50")
     r.add_argument("--notebooks", default=None, help="folder of reproduction notebooks (default: nbs/repro)")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
+    r.add_argument("--force", action="store_true", help="run every selected notebook, even those whose inputs and code are unchanged since the last run")
     r.set_defaults(func=_cmd_reproduce)
     b = sub.add_parser("perf", help="run the speed benchmarks (guilab.perf.*) on one core and write figures/perf.md")
     b.add_argument("--only", nargs="+", metavar="NAME", help="substrings of 'group:name' to run")

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/00_core.ipynb #2e2f23ef
 from __future__ import annotations
-import dataclasses, hashlib, json, math, os, platform, random, subprocess, sys, tempfile, time
+import argparse, dataclasses, hashlib, json, math, os, platform, random, re, socket, subprocess, sys, tempfile, time
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Iterator, Literal
 
@@ -20,7 +20,8 @@ __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTI
            'write_json_schemas', 'atomic_write', 'dumps', 'write_jsonl', 'JsonlError', 'read_jsonl', 'JsonlWriter',
            'derive_seed', 'rng', 'seed_everything', 'code_digest', 'cache_key', 'file_digest', 'ParamsError',
            'deep_merge', 'set_dotted', 'closest', 'check_override_key', 'parse_override', 'load_params', 'sha256_file',
-           'package_versions', 'git_commit', 'make_manifest', 'write_manifest', 'project_root']
+           'package_versions', 'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest', 'project_root',
+           'command_group', 'free_port']
 
 # %% ../../nbs/00_core.ipynb #e2f9fb50
 class RecordError(ValueError):
@@ -563,13 +564,24 @@ def _hash_files(paths: Iterable, root: Path | None) -> dict:
         out[name] = sha256_file(p)
     return dict(sorted(out.items()))
 
-def _scrub(params):
-    "Drop keys that look like secrets (api keys, tokens, passwords) from a params tree before it is written."
-    if isinstance(params, dict):
-        return {k: ("<redacted>" if any(s in str(k).lower() for s in ("api_key", "apikey", "token", "password", "secret")) else _scrub(v))
-                for k, v in params.items()}
-    if isinstance(params, list): return [_scrub(v) for v in params]
-    return params
+_SECRET_WORDS = re.compile(r"api_?key|secret|passw(or)?d|credential|authorization")
+_SECRET_PARTS = {"token", "auth", "bearer", "pat"}
+
+def is_secret(name: str) -> bool:  # a params/options key or an environment variable name
+    """True when `name` names a secret: it contains api_key/apikey, secret, password, credential or authorization,
+    or one of its `_`/`-`/`.`-separated parts is token/auth/bearer/pat, or it ends in "token" (`accessToken`).
+    A name whose last part is `env` names the variable that holds a secret (`api_key_env`) and is not one;
+    `max_tokens` and `TOKENIZERS_PARALLELISM` are not secrets. The one rule for manifests, agent specs and the
+    environment kept from started apps."""
+    s = str(name).lower(); parts = re.split(r"[^a-z0-9]+", s)
+    if parts[-1] == "env": return False
+    return bool(_SECRET_WORDS.search(s)) or bool(_SECRET_PARTS & set(parts)) or s.endswith("token")
+
+def redact(tree, marker: str = "***"):  # a params/options tree: dicts and lists nest; other values are kept
+    "A copy of `tree` in which the value of every key that `is_secret` is replaced by `marker`."
+    if isinstance(tree, dict): return {k: (marker if is_secret(k) else redact(v, marker)) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)): return [redact(v, marker) for v in tree]
+    return tree
 
 def make_manifest(params: dict | None = None,   # the loaded params
                   inputs: Iterable = (),        # input files to hash
@@ -579,7 +591,7 @@ def make_manifest(params: dict | None = None,   # the loaded params
                   **extra) -> dict:
     "A run manifest: params, versions, git commit, seeds, sha256 of inputs and outputs, host and time."
     root = Path(root) if root else None
-    return {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "params": _scrub(params or {}), "seeds": seeds or {},
+    return {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "params": redact(params or {}), "seeds": seeds or {},
             "git": git_commit(root or "."), "python": sys.version.split()[0], "platform": platform.platform(),
             "packages": package_versions(), "inputs": _hash_files(inputs, root), "outputs": _hash_files(outputs, root), **extra}
 
@@ -597,3 +609,18 @@ def project_root(start: str | os.PathLike | None = None) -> Path:
             if (d/"pyproject.toml").exists() and (d/"nbs").is_dir() and (d/"params").is_dir(): return d
     raise FileNotFoundError("guilab project root not found: run from a clone of the repository (with nbs/ and params/) "
                             "or install it editable (pip install -e .)")
+
+# %% ../../nbs/00_core.ipynb #aff48972
+def command_group(sub,                   # the `guilab` parser's sub-parsers (argparse `_SubParsersAction`)
+                  name: str,             # the part's command, e.g. "pagebench"
+                  help: str,             # one line for `guilab --help`
+                  required: bool = True, # a sub-command must follow `guilab NAME` (argparse error otherwise)
+                  ) -> argparse._SubParsersAction:
+    "Add the command `guilab NAME` and return its sub-parsers; the chosen sub-command lands in `args.<name>_command`."
+    p = sub.add_parser(name, help=help)
+    return p.add_subparsers(dest=f"{name.replace('-', '_')}_command", metavar="SUBCOMMAND", required=required)
+
+def free_port(host: str = "127.0.0.1") -> int:  # interface to bind; services guilab starts listen on loopback only
+    "A TCP port that is free on `host` right now (the OS picks it; another process may take it before you bind)."
+    with socket.socket() as s:
+        s.bind((host, 0)); return s.getsockname()[1]

@@ -16,7 +16,7 @@ from .core import atomic_write, project_root
 
 # %% auto #0
 __all__ = ['REPORTED_COLUMNS', 'COMPARE_COLUMNS', 'PALETTE', 'load_reported', 'reported_value', 'compare', 'to_markdown',
-           'write_table', 'use_style', 'save_figure']
+           'write_table', 'side_by_side', 'write_comparison', 'use_style', 'save_figure']
 
 # %% ../../nbs/01_report.ipynb #8367149d
 REPORTED_COLUMNS = ["system", "seed", "key", "value", "unit", "section", "table", "row", "column", "quote", "note"]
@@ -93,6 +93,49 @@ def write_table(df: pd.DataFrame,                 # the table
     md = (f"# {title}\n\n" if title else "") + to_markdown(df) + "\n" + "".join(f"\n{n}\n" for n in notes)
     buf = io.StringIO(); df.to_csv(buf, index=False)
     return atomic_write(stem.with_suffix(".md"), md), atomic_write(stem.with_suffix(".csv"), buf.getvalue())
+
+# %% ../../nbs/01_report.ipynb #e5aaa4aa
+def side_by_side(long: pd.DataFrame,               # `compare` output (COMPARE_COLUMNS)
+                 metrics: Iterable[str] | None = None,   # metric (column) order; default: first appearance
+                 titles: dict | None = None,       # metric -> the seed's column title (default: the metric name)
+                ) -> tuple[pd.DataFrame, list[str]]:
+    """The long comparison as one wide table — rows: `row` labels (reported rows first, then reproduced ones, each in
+    first-appearance order); columns: for each metric `"<title> reported"`, `"<title> reproduced"` and, where some row has
+    both, `"<title> Δ"` (reproduced − reported) — and its footnotes (sources of the reported numbers, params of the
+    reproduced ones). Raises `KeyError` when `long` lacks a COMPARE_COLUMNS column."""
+    missing = [c for c in COMPARE_COLUMNS if c not in long.columns]
+    if missing: raise KeyError(f"side_by_side needs compare() output; missing columns {missing}")
+    titles = titles or {}
+    metrics = list(dict.fromkeys(metrics if metrics is not None else long["column"]))
+    order = list(dict.fromkeys(list(long.loc[long.reported.notna(), "row"]) + list(long["row"])))
+    wide = pd.DataFrame({"row": order})
+    for m in metrics:
+        sub = long[long["column"] == m].drop_duplicates(["row"], keep="first").set_index("row")
+        t = titles.get(m, m)
+        rep = pd.to_numeric(sub.reported, errors="coerce").reindex(order)
+        got = pd.to_numeric(sub.reproduced, errors="coerce").reindex(order)
+        wide[f"{t} reported"] = rep.to_numpy(); wide[f"{t} reproduced"] = got.to_numpy()
+        if (rep.notna() & got.notna()).any(): wide[f"{t} Δ"] = (got - rep).to_numpy()
+    wide = wide.loc[:, [c for c in wide.columns if c == "row" or wide[c].notna().any()]]
+    notes = []
+    srcs = list(dict.fromkeys(s for s in long.source.dropna() if str(s).strip()))
+    if srcs: notes.append("Reported: " + "; ".join(srcs) + " (the seed's numbers, labelled reported).")
+    pars = list(dict.fromkeys(p for p in long.params.dropna() if str(p).strip()))
+    if pars: notes.append("Reproduced: " + "; ".join(pars) + " (computed in this run).")
+    return wide, notes
+
+def write_comparison(long: pd.DataFrame,           # `compare` output
+                     stem: str | os.PathLike,      # writes stem.md and stem.csv (wide) and stem_long.csv (long)
+                     title: str = "",              # heading of the markdown file
+                     notes: Iterable[str] = (),    # more footnotes (judge, skipped parts)
+                     metrics: Iterable[str] | None = None,  # metric order (see `side_by_side`)
+                     titles: dict | None = None,   # metric -> column title
+                    ) -> tuple[Path, Path, Path]:
+    "Write the side-by-side table (markdown + CSV) and the long form (CSV only), atomically; returns the three paths."
+    wide, foot = side_by_side(long, metrics, titles)
+    md, csv = write_table(wide, stem, title=title, notes=[*foot, *notes])
+    buf = io.StringIO(); long.to_csv(buf, index=False)
+    return md, csv, atomic_write(Path(str(stem) + "_long.csv"), buf.getvalue())
 
 # %% ../../nbs/01_report.ipynb #ac331f6a
 PALETTE = ("#0173b2", "#de8f05", "#029e73", "#d55e00", "#cc78bc", "#ca9161", "#fbafe4", "#949494", "#ece133", "#56b4e9")

@@ -7,10 +7,12 @@ from __future__ import annotations
 import json, os, sys, time, traceback
 from pathlib import Path
 
-from .core import load_params, make_manifest, write_manifest, project_root, atomic_write
+from .core import (atomic_write, cache_key, file_digest, load_params, make_manifest, project_root, sha256_file,
+                         write_manifest)
 
 # %% auto #0
-__all__ = ['repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'no_parameters_message', 'run_notebook', 'reproduce']
+__all__ = ['STATUS_TEXT', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'no_parameters_message', 'run_notebook',
+           'load_gallery', 'write_gallery', 'stage_key', 'reusable', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -79,15 +81,138 @@ def run_notebook(nb: Path,                 # the notebook to run
     outputs = sorted(p for p, m in after.items() if before.get(p) != m and Path(p) != executed and not p.endswith("manifest.json"))
     return {"status": status, "seconds": round(time.time() - t0, 1), "executed": str(executed), "outputs": outputs, "error": error}
 
+# %% ../../nbs/02_reproduce.ipynb #513f35e3
+STATUS_TEXT = {"seed_data": "reproduced on the seed's data", "substitute": "reproduced on guilab's substitute benchmark",
+               "not_reproducible": "not reproducible here"}
+
+def load_gallery(path: str | os.PathLike | None = None) -> dict:
+    "The gallery table (`guilab/data/gallery.yaml`): seeds → items (item, title, status, how, notebook, artefacts) and extras."
+    import guilab, yaml
+    path = Path(path) if path else Path(guilab.__file__).resolve().parent/"data"/"gallery.yaml"
+    g = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for s in g["seeds"]:
+        for it in s["items"]:
+            if it.get("status") not in STATUS_TEXT: raise ValueError(f"{path}: {it.get('item')!r} has status {it.get('status')!r}; one of {list(STATUS_TEXT)}")
+    return g
+
+def _item_state(it: dict, out: Path, runs: dict, params_file: str = "") -> dict:
+    "What this run produced for a gallery item: present/missing artefacts, the notebook's status, time and params."
+    arts = [a for a in it.get("artefacts", [])]
+    present = [a for a in arts if (out/a).is_file()]
+    nb = it.get("notebook"); e = runs.get(nb, {}) if nb else {}
+    if it.get("status") == "not_reproducible": state = STATUS_TEXT["not_reproducible"] + ": " + it.get("how", "")
+    elif not present: state = ("not produced in this run" + (f" (notebook {nb}: {e.get('status')}{': ' + e['error'] if e.get('error') else ''})"
+                                                            if e else f" (notebook {nb} was not run)" if nb else ""))
+    else: state = STATUS_TEXT.get(it.get("status"), "guilab analysis") + (": " + it["how"] if it.get("how") else "")
+    run = ""
+    if e: run = (f"{Path(e.get('params_file') or params_file).name or 'params ?'}, {e.get('seconds', '?')} s"
+                 + (" (reused)" if e.get("reused") else "") + ("" if e.get("status") == "ok" else f", {e.get('status')}"))
+    return {"present": present, "missing": [a for a in arts if a not in present], "state": state, "run": run}
+
+def _html_artefact(out: Path, a: str) -> str:
+    import html, mistune
+    q, esc = out/a, html.escape(a)
+    if q.suffix in (".png", ".svg", ".jpg"): return f'<figure><a href="{esc}"><img src="{esc}" alt="{esc}" loading="lazy"></a><figcaption>{esc}</figcaption></figure>'
+    if q.suffix == ".md":
+        body = mistune.create_markdown(plugins=["table"], escape=True)(q.read_text(encoding="utf-8"))
+        csv = q.with_suffix(".csv")
+        links = f'<a href="{esc}">{esc}</a>' + (f' · <a href="{html.escape(str(csv.relative_to(out)))}">CSV</a>' if csv.is_file() else "")
+        return f'<details open><summary>{links}</summary><div class="md">{body}</div></details>'
+    return f'<p><a href="{esc}">{esc}</a></p>'
+
+_CSS = """body{font:14px/1.45 system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+h2{border-bottom:2px solid #0173b2;padding-bottom:.2em}.item{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:1em 0}
+.st{font-size:13px;color:#555}.st b{color:#222}.not_reproducible{background:#f7f7f7}.missing{color:#d55e00}
+img{max-width:100%;max-height:520px}table{border-collapse:collapse;font-size:12px;margin:.5em 0;display:block;overflow-x:auto}
+.md h1{font-size:15px;margin:.4em 0}.not_reproducible h3{font-size:14px;margin:.2em 0}.not_reproducible p{margin:.2em 0}
+td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child,th:first-child{text-align:left}figure{margin:.5em 0}"""
+
+def write_gallery(out: str | os.PathLike,            # the output folder of a run (holds manifest.json)
+                  gallery: str | os.PathLike | None = None,  # gallery table (default: guilab/data/gallery.yaml)
+                 ) -> tuple[Path, Path]:
+    """Write `out/index.html` and `out/README.md`: for each seed, every table and figure it reports → the reproduced
+    artefact, its status (reproduced on the seed's data / on guilab's substitute benchmark / not reproducible here,
+    with the reason), the params and time that produced it (from `manifest.json`); images inline, tables rendered.
+    Links point only at files that exist. Returns both paths."""
+    import html
+    out = Path(out); g = load_gallery(gallery)
+    man = json.loads((out/"manifest.json").read_text()) if (out/"manifest.json").is_file() else {}
+    runs = man.get("notebooks", {})
+    head = (f"guilab reproduction — {man.get('created', 'no manifest')}, params {Path(man.get('params_file', '?')).name}, "
+            f"commit {(man.get('git') or {}).get('commit') or '?'}{' (dirty)' if (man.get('git') or {}).get('dirty') else ''}")
+    H = [f"<!doctype html><html><head><meta charset='utf-8'><title>guilab gallery</title><style>{_CSS}</style></head><body>",
+         f"<h1>guilab: the seeds' tables and figures, reproduced</h1><p>{html.escape(head)} · <a href='manifest.json'>manifest.json</a></p>"]
+    M = ["# guilab: the seeds' tables and figures, reproduced", "", head + " · [manifest.json](manifest.json)", ""]
+    sections = [(f"{s['system']} — seed {s['seed']}", s["items"]) for s in g["seeds"]] + [("guilab's own analyses", g.get("extras", []))]
+    for title, items in sections:
+        H.append(f"<h2>{html.escape(title)}</h2>")
+        M += [f"## {title}", "", "| item | status | artefacts | run |", "|---|---|---|---|"]
+        for it in items:
+            st = _item_state(it, out, runs, man.get("params_file", ""))
+            H.append(f"<div class='item {it.get('status', '')}'><h3>{html.escape(it['item'])}: {html.escape(it.get('title', ''))}</h3>"
+                     f"<p class='st'><b>{html.escape(st['state'])}</b>{' · ' + html.escape(st['run']) if st['run'] else ''}</p>")
+            if st["missing"] and st["present"]: H.append(f"<p class='missing'>missing: {html.escape(', '.join(st['missing']))}</p>")
+            H += [_html_artefact(out, a) for a in st["present"]]
+            H.append("</div>")
+            links = ", ".join(f"[{a}]({a})" for a in st["present"]) or "—"
+            M.append(f"| {it['item']}: {it.get('title', '')} | {st['state']} | {links} | {st['run'] or '—'} |".replace("\n", " "))
+        M.append("")
+    H.append("</body></html>")
+    return atomic_write(out/"index.html", "\n".join(H)), atomic_write(out/"README.md", "\n".join(M))
+
 # %% ../../nbs/02_reproduce.ipynb #cdeb2ca8
+def _param_files(tree) -> list[str]:
+    "Existing files named by string values of a params tree (e.g. ratings_csv, a local model file), sorted."
+    if isinstance(tree, dict): return sorted({f for v in tree.values() for f in _param_files(v)})
+    if isinstance(tree, list): return sorted({f for v in tree for f in _param_files(v)})
+    if isinstance(tree, str) and 0 < len(tree) < 4096 and "\n" not in tree:
+        try: return [tree] if Path(tree).is_file() else []
+        except OSError: return []
+    return []
+
+def stage_key(nb: Path,                    # the reproduction notebook
+              p: dict,                     # the loaded params (after overrides)
+              reported: list[Path] = (),   # params/reported/*.yaml
+             ) -> str:
+    """What a notebook's outputs depend on, as a `cache_key`: the notebook file, the params (after overrides), the
+    reported numbers, the content of files the params name, and guilab's code and package data (`code=True`).
+    Not covered: folders named in params (a local model directory changed in place) — run with `force=True` then."""
+    tree = {k: v for k, v in p.items() if k != "_files"}
+    files = {f: file_digest(f) for f in _param_files(tree)}
+    return cache_key("repro-stage", nb.name, file_digest(nb), tree, [file_digest(r) for r in reported], files, code=True)
+
+def reusable(entry: dict | None,      # the notebook's entry in the previous manifest
+             key: str,                # its `stage_key` now
+             hashes: dict,            # the previous manifest's "outputs" (name -> sha256)
+             root: Path,              # names in `hashes` are relative to this folder
+            ) -> bool:
+    "True when the previous run of this stage succeeded with the same key and every file it wrote is still there, unchanged."
+    if not entry or entry.get("status") != "ok" or entry.get("key") != key or not entry.get("outputs"): return False
+    for f in entry["outputs"]:
+        q = Path(f); name = str(q.relative_to(root)) if q.is_relative_to(root) else str(q)
+        if name not in hashes or not q.is_file() or sha256_file(q) != hashes[name]: return False
+    return True
+
+def _eta(entries: dict, names: list[str], params_name: str) -> float | None:
+    "Seconds the named stages took last time with the same params file (None when any is unknown)."
+    s = [entries.get(n, {}).get("seconds") if Path(entries.get(n, {}).get("params_file", "")).name == params_name else None for n in names]
+    return None if any(v is None for v in s) else float(sum(s))
+
+def _fmt_s(s: float | None) -> str:
+    return "unknown" if s is None else (f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min")
+
 def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
               only: list[str] | None = None,                     # notebook names or prefixes (default: all)
               out_dir: str | os.PathLike | None = None,          # default: the params' `out_dir`, else figures/
               overrides: list[str] = (),                         # "a.b=value" overrides
               notebooks: str | os.PathLike | None = None,        # folder of reproduction notebooks (default nbs/repro)
               progress: bool = True,                             # progress bars
+              force: bool = False,                               # run every selected notebook even when its stage is reusable
+              gallery: bool = True,                              # write out_dir/index.html and README.md (`write_gallery`)
              ) -> dict:
-    "Run the selected reproduction notebooks and write the manifest. Returns `{'failed': [...], 'results': {...}, 'manifest': path}`."
+    """Run the selected reproduction notebooks and write the manifest after each one. A stage whose `stage_key` and
+    outputs match the previous manifest is reused (not run; its entry is kept with `reused: true`). Returns
+    `{'failed': [...], 'results': {...}, 'reused': [...], 'manifest': path}`."""
     from tqdm.auto import tqdm
     root = project_root()
     params = Path(params) if Path(params).is_absolute() or Path(params).exists() else root/params
@@ -98,19 +223,38 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     if not nbs: raise ValueError(f"no reproduction notebooks found in {notebooks or root/'nbs'/'repro'}")
     for nb in nbs.values():   # before anything runs: a notebook papermill cannot parameterise is a user error
         if not has_parameters_cell(nb): raise ValueError(no_parameters_message(nb))
-    results = {}
+    mpath = out/"manifest.json"
+    old = json.loads(mpath.read_text()) if mpath.exists() else {}
+    prev, hashes = dict(old.get("notebooks", {})), old.get("outputs", {})
+    reported = sorted((root/"params"/"reported").glob("*.yaml"))
+    keys = {n: stage_key(nb, p, reported) for n, nb in nbs.items()}
+    todo = [n for n in nbs if force or not reusable(prev.get(n), keys[n], hashes, root)]
+    eta = _eta(prev, todo, params.name)
+    tqdm.write(f"reproduce: {len(todo)} of {len(nbs)} notebooks to run, {len(nbs) - len(todo)} reused; "
+               f"estimate from the last manifest: {_fmt_s(eta)}")
+    results, entries = {}, dict(prev)
+
+    def save():
+        outputs = [q for q in out.rglob("*") if q.is_file() and q != mpath]
+        man = make_manifest(p, inputs=[*p["_files"], *reported, *nbs.values()], outputs=outputs,
+                            seeds={"seed": p.get("seed")}, root=root, command=" ".join(sys.argv),
+                            params_file=str(params), overrides=list(overrides), notebooks=entries)
+        write_manifest(mpath, man)
+
     bar = tqdm(nbs.items(), desc="reproduce", unit="notebook", disable=not progress)
     for name, nb in bar:
         bar.set_postfix_str(name)
-        results[name] = r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
+        if name not in todo:
+            entries[name] = {**prev[name], "reused": True}
+            tqdm.write(f"= {name}: reused (inputs and code unchanged; computed in {prev[name]['seconds']} s)")
+            continue
+        last = _eta(prev, [name], params.name)
+        tqdm.write(f"→ {name}: running (last time {_fmt_s(last)}; all left ≈ {_fmt_s(_eta(prev, todo[todo.index(name):], params.name))})")
+        r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
+        results[name] = entries[name] = {**r, "key": keys[name], "params_file": str(params), "reused": False}
         tqdm.write(f"{'✓' if r['status'] == 'ok' else '✗'} {name} ({r['seconds']} s){': ' + r['error'] if r['error'] else ''}")
-    mpath = out/"manifest.json"
-    prev = json.loads(mpath.read_text()).get("notebooks", {}) if mpath.exists() else {}
-    reported = sorted((root/"params"/"reported").glob("*.yaml"))
-    outputs = [q for q in out.rglob("*") if q.is_file() and q != mpath]
-    man = make_manifest(p, inputs=[*p["_files"], *reported, *nbs.values()], outputs=outputs,
-                        seeds={"seed": p.get("seed")}, root=root, command=" ".join(sys.argv),
-                        params_file=str(params), overrides=list(overrides), notebooks={**prev, **results})
-    write_manifest(mpath, man)
+        save()   # after every stage: a killed run keeps what it finished
+    save()
+    if gallery: write_gallery(out)
     failed = [n for n, r in results.items() if r["status"] != "ok"]
-    return {"failed": failed, "results": results, "manifest": mpath}
+    return {"failed": failed, "results": results, "reused": [n for n in nbs if n not in todo], "manifest": mpath}

@@ -8,6 +8,7 @@ import dataclasses, difflib, importlib, inspect, math, re, time
 from typing import Any, Callable
 
 import yaml
+from ..core import redact as core_redact
 
 # %% auto #0
 __all__ = ['REGISTRY', 'Policy', 'Agent', 'invalid', 'run_episode', 'RegistryError', 'EntryPoint', 'register', 'registered',
@@ -145,12 +146,9 @@ def load(entry_point: str) -> Callable:
     return obj
 
 # %% ../../../nbs/agents/00_base.ipynb #3b8bb0b9
-_SECRET = re.compile(r"(api[_-]?key|secret|password|authorization|(^|[_-])token)$", re.I)   # max_tokens is not a secret
-
-def redact(options: dict) -> dict:
-    "A copy of `options` with secret-looking values (keys naming a key, token, secret, password) replaced by '***'."
-    return {k: ("***" if _SECRET.search(str(k)) and "env" not in str(k).lower() else (redact(v) if isinstance(v, dict) else v))
-            for k, v in (options or {}).items()}
+def redact(options: dict | None) -> dict:  # an agent's options (nested dicts and lists)
+    "A copy of `options` with the values of secret keys replaced by '***' (`guilab.core.redact`: the one rule for secrets)."
+    return core_redact(options or {})
 
 def parse_options(pairs: list[str] | None) -> dict:
     """`["k=v", ...]` (CLI `--option k=v`) → dict, values typed as YAML (`3` int, `0.5` float, `false` bool,

@@ -19,7 +19,7 @@ _log = logging.getLogger(__name__)
 
 # %% auto #0
 __all__ = ['CHAT_STRIP_TOKENS', 'PolicyError', 'EndpointError', 'render_tool_calls', 'OpenAIChatPolicy', 'processor_size_image',
-           'TransformersPolicy', 'BatchingPolicy', 'free_port', 'serve_transformers', 'make_policy', 'policy_info']
+           'TransformersPolicy', 'BatchingPolicy', 'serve_transformers', 'make_policy', 'policy_info']
 
 # %% ../../../nbs/agents/04_policies.ipynb #96ca5e24
 class PolicyError(RuntimeError):
@@ -288,10 +288,7 @@ class BatchingPolicy(Policy):
         return slot["reply"]
 
 # %% ../../../nbs/agents/04_policies.ipynb #6ea942d4
-def free_port(host: str = "127.0.0.1") -> int:
-    "A TCP port that was free a moment ago on `host`."
-    with socket.socket() as s:
-        s.bind((host, 0)); return s.getsockname()[1]
+from ..core import free_port   # one port picker for every service guilab starts
 
 def _get(url: str, timeout: float = 2.0) -> tuple[int, bytes]:
     "GET without proxies; (status, body), status 0 when nothing answers."

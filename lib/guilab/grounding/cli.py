@@ -8,6 +8,7 @@ import argparse, json, sys
 from pathlib import Path
 
 import yaml
+from ..core import command_group
 
 # %% auto #0
 __all__ = ['add_capture_cli', 'add_cli']
@@ -65,10 +66,9 @@ def add_capture_cli(gsub) -> argparse.ArgumentParser:
     c.set_defaults(func=_cmd_capture)
     return c
 
-def add_cli(subparsers) -> argparse.ArgumentParser:
+def add_cli(subparsers) -> None:
     "Add `guilab grounding eval|merge|capture` to the main parser's sub-parsers."
-    g = subparsers.add_parser("grounding", help="LBS zoom-in grounding: evaluate agents, merge shards, capture screenshots")
-    gsub = g.add_subparsers(dest="grounding_command", metavar="SUBCOMMAND")
+    gsub = command_group(subparsers, "grounding", help="LBS zoom-in grounding: evaluate agents, merge shards, capture screenshots")
     e = gsub.add_parser("eval", help="resumable, sharded grounding evaluation (run the same command again to resume)")
     e.add_argument("--data", required=True, help="ScreenSpot-Pro / OSWorld-G annotation .json, GroundingSample .jsonl, or a folder")
     from guilab.agents.base import registered
@@ -92,5 +92,3 @@ def add_cli(subparsers) -> argparse.ArgumentParser:
     m.add_argument("--out", required=True, help="results folder of the run")
     m.set_defaults(func=_cmd_merge)
     add_capture_cli(gsub)
-    g.set_defaults(func=lambda a: (g.print_help(), 2)[1])
-    return g

@@ -5,6 +5,7 @@
 # %% ../../../nbs/pagebench/06_cli.ipynb #bcfc1a1f
 from __future__ import annotations
 import json, sys
+from ..core import command_group
 from pathlib import Path
 
 # %% auto #0
@@ -47,8 +48,7 @@ def _cmd_eval(a) -> int:
 
 def add_cli(sub) -> None:
     "Add `guilab pagebench build|eval` to the `guilab` parser's sub-parsers."
-    p = sub.add_parser("pagebench", help="PAGE Bench: build trajectories, evaluate agents")
-    ps = p.add_subparsers(dest="pagebench_command", metavar="SUBCOMMAND", required=True)
+    ps = command_group(sub, "pagebench", help="PAGE Bench: build trajectories, evaluate agents")
     b = ps.add_parser("build", help="compile problems into GUI trajectories with screenshots and ground truth")
     b.add_argument("--problems", required=True, help="euclid | generated:N:SEED | pagebench:PATH | problems.jsonl")
     b.add_argument("--out", required=True, help="output folder (resumable)")

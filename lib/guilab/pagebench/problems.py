@@ -12,12 +12,13 @@ from ..core import (Problem, RecordError, CATEGORIES, DIFFICULTIES, QUESTION_TYP
                          read_jsonl)
 
 # %% auto #0
-__all__ = ['DIFFICULTY_STEPS', 'MULTI_STEP', 'KERNEL_RELATIONS', 'EXTRA_RELATIONS', 'MIN_SEP', 'MIN_CROSS', 'EUCLID_FIELDS',
-           'CHOICE_RATE', 'LETTERS', 'MAX_ASPECT', 'CATEGORY_ALIASES', 'cmd_labels', 'dependent_steps',
-           'difficulty_for', 'CheckError', 'parse_check', 'check_relations', 'inside_window', 'conditioning',
-           'validate_problem', 'data_path', 'euclid_table', 'describe_given', 'euclid_problems', 'Redraw',
-           'generate_problem', 'generate_problems', 'map_category', 'pagebench_record', 'load_pagebench',
-           'save_problems', 'load_problems', 'problem_stats']
+__all__ = ['DIFFICULTY_STEPS', 'MULTI_STEP', 'KERNEL_RELATIONS', 'EXTRA_RELATIONS', 'MIN_SEP', 'MIN_CROSS', 'NAMED_TOOLS',
+           'MEASURE_TOOLS', 'TRANSFORM_TOOLS', 'CURVE_KINDS', 'SHAPE_KINDS', 'PROPERTY_RELATIONS', 'NON_RELATIONS',
+           'DEFINES', 'EUCLID_FIELDS', 'CHOICE_RATE', 'LETTERS', 'MAX_ASPECT', 'CATEGORY_ALIASES', 'cmd_labels',
+           'dependent_steps', 'difficulty_for', 'CheckError', 'parse_check', 'check_relations', 'inside_window',
+           'conditioning', 'validate_problem', 'construction_graph', 'categories_for', 'data_path', 'euclid_table',
+           'describe_given', 'euclid_problems', 'Redraw', 'generate_problem', 'generate_problems', 'map_category',
+           'pagebench_record', 'load_pagebench', 'save_problems', 'load_problems', 'problem_stats']
 
 # %% ../../../nbs/pagebench/00_problems.ipynb #a7b775a7
 DIFFICULTY_STEPS = (4, 10)  # easy <= 4 dependent steps < medium <= 10 < hard
@@ -229,8 +230,116 @@ def validate_problem(p: Problem,             # the problem to validate
         if g not in c.objects: errs.append(f"{p.id}: given {g!r} is not in the construction")
     return errs
 
+# %% ../../../nbs/pagebench/00_problems.ipynb #bcaef409
+NAMED_TOOLS = {"Midpoint": "Midpoint or Centre", "Center": "Midpoint or Centre", "PerpendicularLine": "Perpendicular Line",
+               "ParallelLine": "Parallel Line", "PerpendicularBisector": "Perpendicular Bisector", "AngleBisector": "Angle Bisector",
+               "Tangent": "Tangents", "CircleRadius": "Circle with Centre and Radius (Compass)", "Circle3": "Circle through 3 Points",
+               "SegmentLength": "Segment with Given Length", "RegularPolygon": "Regular Polygon", "Semicircle": "Semicircle through 2 Points"}
+"Steps whose GeoGebra tool performs a named construction (tool_grounding): step tool -> GeoGebra tool name (guilab.geo.canvas.TOOLS)."
+MEASURE_TOOLS = ("Angle", "Distance", "Length", "Area", "Perimeter", "Text")
+TRANSFORM_TOOLS = ("Reflect", "Rotate", "Translate", "Dilate")
+CURVE_KINDS = ("segment", "line", "ray", "circle", "arc", "conic")   # kernel object kinds a helper can have
+SHAPE_KINDS = ("polygon", "circle")                                   # basic figures (object_construction, composition)
+PROPERTY_RELATIONS = ("parallel", "perpendicular", "tangent")         # checks that make their curves part of the answer
+NON_RELATIONS = ("incident", "value_is", "angle_is")                  # checks that are no relation between objects
+DEFINES = {"Midpoint": ("equal_length", "collinear"), "ParallelLine": ("parallel",), "PerpendicularLine": ("perpendicular",),
+           "PerpendicularBisector": ("perpendicular", "equal_length"), "AngleBisector": ("equal_angle",), "Tangent": ("tangent",),
+           "RegularPolygon": ("equal_length", "equal_angle"), "Translate": ("parallel", "equal_length"),
+           "Reflect": ("equal_length", "perpendicular"), "Rotate": ("equal_length",), "Dilate": ("collinear", "parallel")}
+"Relations a step's tool guarantees by definition (such a check is no relation_reasoning)."
+_COORD_RE = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)|coordinate|\b[xy]-axis")
+
+def _field(p, key: str, default=None):
+    "A field of a `Problem` (top-level or extra) or of a problem dict."
+    if isinstance(p, dict): return p.get(key, default)
+    return getattr(p, key) if key in ("construction", "text") else p.extra.get(key, default)
+
+def _step_parts(cmd: str):
+    "`(labels, command name, argument strings, referenced labels)` of one command; strings in quotes are not labels."
+    labs = cmd_labels(cmd)
+    body = cmd.split("=", 1)[1].strip() if labs else cmd.strip()
+    m = re.match(r"([A-Za-z]\w*)\s*\((.*)\)\s*$", body)
+    if not m: return labs, None, [], []
+    inner = re.sub(r'"[^"]*"', "", m.group(2))
+    args = [a.strip() for a in re.split(r",(?![^()]*\))", inner)]
+    refs = [t for t in re.findall(r"[A-Za-z_\u0370-\u03ff][\w'\u0370-\u03ff]*", inner) if t != "Vector"]
+    return labs, m.group(1), args, refs
+
+def construction_graph(problem) -> list[dict]:
+    """The reference construction as steps, in order: `{'labels','tool','refs','kind','given','used_by'}` — `tool` is
+    the command name, refined to the GeoGebra tool it needs where one command has several (`Line(P,l)` -> `ParallelLine`,
+    `Circle(P,r)` -> `CircleRadius`, `Circle(A,B,C)` -> `Circle3`, `Segment(P,r)` -> `SegmentLength`,
+    `Polygon(A,B,n)` -> `RegularPolygon`; `None` for a free point), `kind` the kernel kind of its first label, `given`
+    whether it creates a given, `used_by` the indices of later steps that reference one of its labels.
+    Raises the kernel's `GeoCommandError` when the construction does not build."""
+    from guilab.geo import kernel as K
+    c = K.Construction.from_commands(list(_field(problem, "construction")))
+    kind = lambda l: c.objects[l].kind if l in c.objects else None
+    givens = set(_field(problem, "givens", []) or [])
+    steps = []
+    for cmd in _field(problem, "construction"):
+        labs, name, args, refs = _step_parts(cmd)
+        ak = [kind(a) or ("number" if re.fullmatch(r"-?[\d.]+°?", a) else None) for a in args]
+        tool = name
+        if name == "Line" and len(args) == 2 and ak[1] in CURVE_KINDS: tool = "ParallelLine"
+        elif name == "Circle" and len(args) == 2 and ak[1] != "point": tool = "CircleRadius"
+        elif name == "Circle" and len(args) == 3: tool = "Circle3"
+        elif name == "Segment" and len(args) == 2 and ak[1] != "point": tool = "SegmentLength"
+        elif name == "Polygon" and len(args) == 3 and re.fullmatch(r"\d+", args[2]): tool = "RegularPolygon"
+        steps.append(dict(labels=labs, tool=tool, refs=refs, kind=kind(labs[0]) if labs else None, given=bool(set(labs) & givens)))
+    for i, s in enumerate(steps):
+        s["used_by"] = [j for j in range(i + 1, len(steps)) if set(steps[j]["refs"]) & set(s["labels"])]
+    return steps
+
+def _flat(args): return [a for x in args for a in (x if isinstance(x, list) else [x])]
+
+def categories_for(problem,   # a `Problem` or a problem dict with construction, givens, checks, text (statement, scene optional)
+                  ) -> list[str]:
+    """The capability labels of `problem`, in `CATEGORIES` order, by these rules (the table above; DESIGN §6):
+
+    - tool_grounding: a dependent step's tool is in `NAMED_TOOLS` (a one-step named construction or a typed parameter).
+    - object_construction: a dependent step builds a polygon or circle that is not a helper.
+    - coordinate_modeling: `statement` (else `text`) gives a point as (x, y), names the x- or y-axis or says "coordinate".
+    - relation_reasoning: a check other than incident / value_is / angle_is that no step's tool guarantees (`DEFINES`).
+    - multi_step_planning: at least `MULTI_STEP` dependent steps.
+    - auxiliary_construction: a helper exists — a dependent line / ray / segment / circle used by a later step and not the
+      subject of a parallel / perpendicular / tangent check.
+    - multi_object_composition: at least two dependent polygons or circles that are not helpers.
+    - measurement_annotation: a dependent step uses one of `MEASURE_TOOLS`.
+    - transformation: a dependent step uses one of `TRANSFORM_TOOLS`.
+    - real_scene_modeling: the problem's `scene` field is a non-empty string.
+
+    Raises `CheckError` for a malformed check and the kernel's `GeoCommandError` when the construction does not build."""
+    steps = construction_graph(problem)
+    dep = [s for s in steps if not s["given"]]
+    made = {l: s for s in steps for l in s["labels"]}
+    checks = [parse_check(x) for x in _field(problem, "checks", []) or []]
+    subject = {a for n, args in checks if n in PROPERTY_RELATIONS for a in _flat(args)}
+    def by_definition(name, labels):
+        labels = [x for x in labels if x in made]
+        for x in labels:
+            s = made[x]
+            if name not in DEFINES.get(s["tool"], ()): continue
+            own = set(s["refs"]) | set(s["labels"])
+            if all(y == x or y in own or (made[y]["refs"] and set(made[y]["refs"]) <= own) for y in labels): return True
+        return False
+    helpers = [s for s in dep if s["kind"] in CURVE_KINDS and s["used_by"] and not set(s["labels"]) & subject]
+    shapes = [s for s in dep if s["kind"] in SHAPE_KINDS and not any(s is h for h in helpers)]
+    out = set()
+    if any(s["tool"] in NAMED_TOOLS for s in dep): out.add("tool_grounding")
+    if shapes: out.add("object_construction")
+    if _COORD_RE.search(_field(problem, "statement") or _field(problem, "text") or ""): out.add("coordinate_modeling")
+    if any(n not in NON_RELATIONS and not by_definition(n, _flat(args)) for n, args in checks): out.add("relation_reasoning")
+    if len(dep) >= MULTI_STEP: out.add("multi_step_planning")
+    if helpers: out.add("auxiliary_construction")
+    if len(shapes) >= 2: out.add("multi_object_composition")
+    if any(s["tool"] in MEASURE_TOOLS for s in dep): out.add("measurement_annotation")
+    if any(s["tool"] in TRANSFORM_TOOLS for s in dep): out.add("transformation")
+    if isinstance(_field(problem, "scene"), str) and _field(problem, "scene").strip(): out.add("real_scene_modeling")
+    return [c for c in CATEGORIES if c in out]
+
 # %% ../../../nbs/pagebench/00_problems.ipynb #84f6343d
-EUCLID_FIELDS = ("prop", "text", "givens", "construction", "checks", "grade", "window", "cats", "method", "kind")
+EUCLID_FIELDS = ("prop", "text", "givens", "construction", "checks", "grade", "window", "scene", "method", "kind")
 
 def data_path(name: str) -> Path:
     "A file of guilab's package data (`guilab/data/<name>`); raises `FileNotFoundError` naming it when it is not installed."
@@ -249,10 +358,6 @@ def euclid_table() -> list[dict]:
     return out
 
 # %% ../../../nbs/pagebench/00_problems.ipynb #5873e25a
-_BASE_CATS = ["tool_grounding", "object_construction", "coordinate_modeling", "relation_reasoning"]
-_MEASURE_CMDS = ("Angle(", "Distance(", "Text(", "Length(", "Area(")
-_TRANSFORM_CMDS = ("Rotate(", "Reflect(", "Translate(", "Dilate(")
-
 def _fmt(v: float) -> str:
     "A coordinate or value for text: at most 2 decimals, no trailing zeros, no '-0'."
     s = f"{round(float(v), 2):.2f}".rstrip("0").rstrip(".")
@@ -287,21 +392,18 @@ def _euclid_text(e: dict) -> str:
 
 def euclid_problems() -> list[Problem]:
     """The Euclid set: one `Problem` per table entry, id `euclid-<prop>`, source `euclid`, question_type `open`.
-    Extra fields: `proposition`, `book`, `givens`, `checks`, `method` (when a tool stands in for a Euclid step),
-    `kind` (`problem` or `theorem figure`), `steps` (dependent steps)."""
+    Extra fields: `proposition`, `book`, `statement` (the enunciation, without the placement of the givens), `givens`,
+    `checks`, `scene` (null), `method` (when a tool stands in for a Euclid step), `kind` (`problem` or `theorem figure`),
+    `steps` (dependent steps). Categories: `categories_for` (the rules of "Categories from the construction")."""
     out = []
     for e in euclid_table():
         cmds = e["construction"]
         steps = dependent_steps(cmds, e["givens"])
-        cats = list(_BASE_CATS) + [c for c in e["cats"] if c not in _BASE_CATS]
-        if steps >= MULTI_STEP and "multi_step_planning" not in cats: cats.append("multi_step_planning")
-        if any(m in c for c in cmds for m in _MEASURE_CMDS) and "measurement_annotation" not in cats: cats.append("measurement_annotation")
-        if any(m in c for c in cmds for m in _TRANSFORM_CMDS) and "transformation" not in cats: cats.append("transformation")
-        cats = [c for c in CATEGORIES if c in cats]
         d = dict(id=f"euclid-{e['prop']}", source="euclid", text=_euclid_text(e), question_type="open", grade=e["grade"],
-                 difficulty=difficulty_for(steps), categories=cats, window=dict(e["window"]), construction=list(cmds),
-                 proposition=e["prop"], book=e["prop"].split(".")[0], givens=list(e["givens"]), checks=list(e["checks"]),
-                 kind=e["kind"], steps=steps)
+                 difficulty=difficulty_for(steps), categories=[], window=dict(e["window"]), construction=list(cmds),
+                 proposition=e["prop"], book=e["prop"].split(".")[0], statement=e["text"], givens=list(e["givens"]),
+                 checks=list(e["checks"]), scene=e["scene"], kind=e["kind"], steps=steps)
+        d["categories"] = categories_for(d)
         if e["method"]: d["method"] = e["method"]
         out.append(Problem.from_dict(d))
     return out
@@ -386,9 +488,9 @@ def _names(labels, pts) -> str:
 
 def _free(labels, pts) -> list[str]: return [_cmd_pt(l, pts[l]) for l in labels]
 
-def _T(text, cons, givens, checks, cats, grade, pts, ask=None, view=(), origin=True):
-    return dict(text=text, construction=cons, givens=givens, checks=checks, cats=cats, grade=grade, pts=pts, ask=ask,
-                view=list(view), origin=origin)
+def _T(text, cons, givens, checks, grade, pts, ask=None, view=(), origin=True, scene=None):
+    return dict(text=text, construction=cons, givens=givens, checks=checks, grade=grade, pts=pts, ask=ask,
+                view=list(view), origin=origin, scene=scene)
 
 def _ask_point(q, label, p, wrong): return dict(question=q, kind="point", label=label, value=p, wrong=wrong, unit="")
 def _ask_value(q, label, v, wrong, unit=""): return dict(question=q, kind="value", label=label, value=v, wrong=wrong, unit=unit)
@@ -402,17 +504,15 @@ def _t_midpoint(r, level):
     pts = dict(A=A, B=B, M=_mid(A, B))
     cons = _free("AB", pts) + ["s=Segment(A,B)", "M=Midpoint(A,B)"]
     text = f"In the coordinate plane, {_names('AB', pts)}. Construct the segment AB and its midpoint M."
-    cats = ["coordinate_modeling"]
     if level >= 1:
         cons += ["d=Distance(A,B)", 'txt=Text("M", M)']; text += " Measure the length of AB and label the midpoint."
-        cats.append("measurement_annotation")
     M = pts["M"]
     if level >= 1 and r.random() < 0.5:
         d = _d(A, B)
         ask = _ask_value("What is the length of AB?", "d", d, [abs(B[0] - A[0]) + abs(B[1] - A[1]), d / 2, d + 1, d * d])
     else:
         ask = _ask_point("What are the coordinates of M?", "M", M, [_mul(_sub(B, A), 0.5), (M[1], M[0]), _add(A, B), (M[0] + 1, M[1])])
-    return _T(text, cons, ["A", "B"], ["equal_length(A,M,M,B)", "collinear(A,M,B)"], cats, 7, pts, ask)
+    return _T(text, cons, ["A", "B"], ["equal_length(A,M,M,B)", "collinear(A,M,B)"], 7, pts, ask)
 
 @_template(1.0)
 def _t_perp_bisector_axis(r, level):
@@ -428,13 +528,11 @@ def _t_perp_bisector_axis(r, level):
                                                  "P=Intersect(m,xa)", "f=Segment(P,A)", "g=Segment(P,B)"]
     text = (f"In the coordinate plane, {_names('AB', pts)}. Construct the perpendicular bisector of AB and mark its "
             f"intersection P with {desc}; join PA and PB.")
-    cats = ["coordinate_modeling", "relation_reasoning", "auxiliary_construction"]
     if level == 2:
         cons += ["d=Distance(P,A)", 'txt=Text("PA = PB", P)']; text += " Measure PA and label the figure."
-        cats.append("measurement_annotation")
     ask = _ask_point("What are the coordinates of P?", "P", P, [(0.0, x), (-x, 0.0), (x + 1, 0.0), (x / 2, 0.0)])
     return _T(text, cons, ["A", "B", "O", "U", "xa"], ["equal_length(P,A,P,B)", "incident(P,xa)", "perpendicular(m,s)"],
-              cats, 8, pts, ask)
+              8, pts, ask)
 
 @_template(1.0)
 def _t_parallel_axis(r, level):
@@ -447,11 +545,10 @@ def _t_parallel_axis(r, level):
     cons = _free("ABP", pts) + _free("OV", pts) + ["ya=Line(O,V)", "l=Line(A,B)", "p=Line(P,l)", "Q=Intersect(p,ya)"]
     text = (f"In the coordinate plane, {_names('ABP', pts)}. Through P draw the line parallel to AB and mark the point Q "
             f"where it meets {_AXES['y'][5]}.")
-    cats = ["coordinate_modeling", "relation_reasoning"]
     if level >= 1:
-        cons += ["d=Distance(P,Q)"]; text += " Measure PQ."; cats.append("measurement_annotation")
+        cons += ["d=Distance(P,Q)"]; text += " Measure PQ."
     ask = _ask_point("What are the coordinates of Q?", "Q", Q, [(Q[1], 0.0), (0.0, -Q[1]), (0.0, P[1] + k * P[0]), (0.0, Q[1] + 1)])
-    return _T(text, cons, ["A", "B", "P", "O", "V", "ya"], ["parallel(p,l)", "incident(Q,ya)", "incident(P,p)"], cats, 8, pts, ask)
+    return _T(text, cons, ["A", "B", "P", "O", "V", "ya"], ["parallel(p,l)", "incident(Q,ya)", "incident(P,p)"], 8, pts, ask)
 
 @_template(1.0)
 def _t_foot_distance(r, level):
@@ -463,7 +560,6 @@ def _t_foot_distance(r, level):
     cons = _free("ABP", pts) + ["l=Line(A,B)", "q=PerpendicularLine(P,l)", "F=Intersect(q,l)", "s=Segment(P,F)", "d=Distance(P,F)"]
     text = (f"In the coordinate plane, {_names('ABP', pts)}. Draw the line AB, construct the perpendicular from P to AB with "
             f"foot F, and measure the distance PF.")
-    cats = ["coordinate_modeling", "relation_reasoning", "measurement_annotation"]
     if level == 2:
         cons += ['txt=Text("PF ⊥ AB", F)', _ccw_angle_cmd("α", P, F, A, "P", "F", "A")]
         text += " Mark the right angle at F and label it."
@@ -471,7 +567,7 @@ def _t_foot_distance(r, level):
         ask = _ask_value("What is the distance from P to the line AB?", "d", h, [_d(P, A), _d(P, B), h * 2, h + 1])
     else:
         ask = _ask_point("What are the coordinates of the foot F?", "F", F, [(F[1], F[0]), _mid(A, B), (F[0], -F[1]), (P[0], F[1])])
-    return _T(text, cons, ["A", "B", "P"], ["perpendicular(q,l)", "incident(F,l)", "incident(F,q)"], cats, 8, pts, ask)
+    return _T(text, cons, ["A", "B", "P"], ["perpendicular(q,l)", "incident(F,l)", "incident(F,q)"], 8, pts, ask)
 
 def _tri_cmds(pts, names="ABC", sides=("a", "b", "c")):
     A, B, C = names
@@ -486,20 +582,18 @@ def _t_circumcentre(r, level):
     cons = _tri_cmds(pts) + ["m=PerpendicularBisector(A,B)", "n=PerpendicularBisector(B,C)", "O=Intersect(m,n)", "k=Circle(O,A)"]
     text = (f"In the coordinate plane, the triangle has vertices {_names('ABC', pts)}. Construct the perpendicular bisectors "
             f"of AB and BC, mark their intersection O, and draw the circumscribed circle of triangle ABC.")
-    cats = ["coordinate_modeling", "auxiliary_construction", "relation_reasoning", "multi_object_composition"]
     checks = ["incident(B,k)", "incident(C,k)", "equal_length(O,A,O,B)"]
     if level >= 1:
         cons += ["p=PerpendicularBisector(C,A)"]; text += " Add the third perpendicular bisector to see that all three meet at O."
         checks.append("incident(O,p)")
     if level == 2:
         cons += ["R=Distance(O,A)", 'txt=Text("circumcentre", O)']; text += " Measure the radius and label the centre."
-        cats.append("measurement_annotation")
     if level == 2 and r.random() < 0.5:
         ask = _ask_value("What is the radius of the circumscribed circle?", "R", R, [R * 2, R / 2, _d(_mid(A, B), C) / 1.5, R + 1])
     else:
         G = ((A[0] + B[0] + C[0]) / 3, (A[1] + B[1] + C[1]) / 3)
         ask = _ask_point("What are the coordinates of the circumcentre O?", "O", O, [G, (O[1], O[0]), _incentre(A, B, C), (O[0] + 1, O[1] - 1)])
-    return _T(text, cons, ["A", "B", "C"], checks, cats, 9, pts, ask, view=[(O[0] - R, O[1] - R), (O[0] + R, O[1] + R)])
+    return _T(text, cons, ["A", "B", "C"], checks, 9, pts, ask, view=[(O[0] - R, O[1] - R), (O[0] + R, O[1] + R)])
 
 @_template(1.0)
 def _t_incentre(r, level):
@@ -511,10 +605,9 @@ def _t_incentre(r, level):
                              "F=Intersect(h,a)", "k=Circle(I,F)"]
     text = (f"In the coordinate plane, the triangle has vertices {_names('ABC', pts)}. Bisect the angles at A and B, mark the "
             f"intersection I of the bisectors, drop the perpendicular from I to BC with foot F, and draw the inscribed circle.")
-    cats = ["coordinate_modeling", "auxiliary_construction", "relation_reasoning", "multi_object_composition"]
     checks = ["tangent(a,k)", "tangent(b,k)", "tangent(c,k)"]
     if level >= 1:
-        cons += ["rr=Distance(I,F)"]; text += " Measure the radius IF."; cats.append("measurement_annotation")
+        cons += ["rr=Distance(I,F)"]; text += " Measure the radius IF."
     if level == 2:
         cons += ["j=AngleBisector(B,C,A)", 'txt=Text("incentre", I)']; text += " Add the third bisector and label the centre."
         checks.append("incident(I,j)")
@@ -524,7 +617,7 @@ def _t_incentre(r, level):
     else:
         ask = _ask_point("What are the coordinates of the incentre I?", "I", I,
                          [((A[0] + B[0] + C[0]) / 3, (A[1] + B[1] + C[1]) / 3), (I[1], I[0]), _circumcentre(A, B, C) or (0.0, 0.0), (I[0] + 0.5, I[1])])
-    return _T(text, cons, ["A", "B", "C"], checks, cats, 9, pts, ask)
+    return _T(text, cons, ["A", "B", "C"], checks, 9, pts, ask)
 
 @_template(1.0)
 def _t_centroid(r, level):
@@ -535,18 +628,17 @@ def _t_centroid(r, level):
     cons = _tri_cmds(pts) + ["D=Midpoint(B,C)", "E=Midpoint(C,A)", "m=Segment(A,D)", "n=Segment(B,E)", "G=Intersect(m,n)"]
     text = (f"In the coordinate plane, the triangle has vertices {_names('ABC', pts)}. Construct the medians AD and BE "
             f"(D, E the midpoints of BC, CA) and mark their intersection G.")
-    cats = ["coordinate_modeling", "auxiliary_construction", "relation_reasoning"]
     checks = ["equal_length(B,D,D,C)", "equal_length(C,E,E,A)", "incident(G,m)"]
     if level >= 1:
         pts["F"] = Fm; cons += ["F=Midpoint(A,B)", "o=Segment(C,F)"]; text += " Add the third median CF."
         checks.append("collinear(C,G,F)")
     if level == 2:
-        cons += ["dg=Distance(A,G)", "dd=Distance(G,D)"]; text += " Measure AG and GD."; cats.append("measurement_annotation")
+        cons += ["dg=Distance(A,G)", "dd=Distance(G,D)"]; text += " Measure AG and GD."
     if level == 2 and r.random() < 0.5:
         ask = _ask_value("What is the length of AG?", "dg", _d(A, G), [_d(G, D), _d(A, D), _d(A, D) / 2, _d(A, G) + 1])
     else:
         ask = _ask_point("What are the coordinates of G?", "G", G, [_mid(A, D), (G[1], G[0]), _add(A, _mul(_sub(D, A), 0.5)), (G[0], G[1] + 1)])
-    return _T(text, cons, ["A", "B", "C"], checks, cats, 8, pts, ask)
+    return _T(text, cons, ["A", "B", "C"], checks, 8, pts, ask)
 
 @_template(0.8)
 def _t_orthocentre(r, level):
@@ -556,7 +648,6 @@ def _t_orthocentre(r, level):
     cons = _tri_cmds(pts) + ["f=PerpendicularLine(A,a)", "g=PerpendicularLine(B,b)", "H=Intersect(f,g)"]
     text = (f"In the coordinate plane, the triangle has vertices {_names('ABC', pts)}. Construct the altitudes from A and "
             f"from B and mark the orthocentre H where they meet.")
-    cats = ["coordinate_modeling", "auxiliary_construction", "relation_reasoning"]
     checks = ["perpendicular(f,a)", "perpendicular(g,b)"]
     if level >= 1:
         D = _foot(A, B, C); E = _foot(B, C, A); pts.update(D=D, E=E)
@@ -565,7 +656,7 @@ def _t_orthocentre(r, level):
         cons += ["D=Intersect(f,a)", "E=Intersect(g,b)", "h=PerpendicularLine(C,c)"]; text += " Mark the feet D, E and add the third altitude."
         checks.append("incident(H,h)")
     ask = _ask_point("What are the coordinates of H?", "H", H, [_circumcentre(A, B, C) or (0.0, 0.0), (H[1], H[0]), (-H[0], H[1]), (H[0] + 1, H[1])])
-    return _T(text, cons, ["A", "B", "C"], checks, cats, 9, pts, ask)
+    return _T(text, cons, ["A", "B", "C"], checks, 9, pts, ask)
 
 @_template(0.6)
 def _t_euler_line(r, level):
@@ -583,11 +674,10 @@ def _t_euler_line(r, level):
     text = (f"In the coordinate plane, the triangle has vertices {_names('ABC', pts)}. Construct its circumcentre O (from two "
             f"perpendicular bisectors), its centroid G (from two medians) and its orthocentre H (from two altitudes); draw the "
             f"line OH and measure OH.")
-    cats = ["coordinate_modeling", "auxiliary_construction", "relation_reasoning", "multi_object_composition", "measurement_annotation"]
     if level >= 1: cons += ["k=Circle(O,A)"]; text += " Draw the circumscribed circle too."
     oh = _d(O, H)
     ask = _ask_value("What is the length of OH?", "d", oh, [oh / 2, oh * 1.5, _d(O, G), _d(G, H) / 3])
-    return _T(text, cons, ["A", "B", "C"], ["collinear(O,G,H)", "incident(G,e)", "equal_length(O,A,O,C)"], cats, 11, pts, ask)
+    return _T(text, cons, ["A", "B", "C"], ["collinear(O,G,H)", "incident(G,e)", "equal_length(O,A,O,C)"], 11, pts, ask)
 
 @_template(1.0)
 def _t_rectangle_diagonals(r, level):
@@ -602,19 +692,17 @@ def _t_rectangle_diagonals(r, level):
     text = (f"In the coordinate plane, {_names('ABC', pts)}, and the angle ABC is a right angle. Complete the rectangle ABCD "
             f"by drawing through A the parallel to BC and through C the parallel to AB; draw the diagonals AC and BD and mark "
             f"their intersection O.")
-    cats = ["coordinate_modeling", "relation_reasoning", "multi_object_composition"]
     if level >= 1:
-        cons += ["m=Distance(A,O)", "n=Distance(B,O)"]; text += " Measure AO and BO."; cats.append("measurement_annotation")
+        cons += ["m=Distance(A,O)", "n=Distance(B,O)"]; text += " Measure AO and BO."
     if level == 2:
         cons += ["k=Circle(O,A)"]; text += " Draw the circle with centre O through A; it passes through all four vertices."
-        cats.append("auxiliary_construction")
     if level >= 1 and r.random() < 0.5:
         ao = _d(A, O)
         ask = _ask_value("What is the length of AO?", "m", ao, [ao * 2, _d(A, B) / 2, _d(B, C) / 2, ao + 1])
     else:
         ask = _ask_point("What are the coordinates of D?", "D", D, [_add(A, _sub(B, C)), _sub(_add(B, C), A), (D[1], D[0]), (D[0] + 1, D[1])])
     return _T(text, cons, ["A", "B", "C"], ["equal_length(A,C,B,D)", "equal_length(A,O,O,C)", "perpendicular(ab,bc)", "perpendicular(cd,da)"],
-              cats, 8, pts, ask, view=[(O[0] - _d(O, A), O[1] - _d(O, A)), (O[0] + _d(O, A), O[1] + _d(O, A))] if level == 2 else ())
+              8, pts, ask, view=[(O[0] - _d(O, A), O[1] - _d(O, A)), (O[0] + _d(O, A), O[1] + _d(O, A))] if level == 2 else ())
 
 @_template(0.8)
 def _t_parallelogram(r, level):
@@ -625,14 +713,13 @@ def _t_parallelogram(r, level):
                                 "{par,ab,bc,cd,da}=Polygon(A,B,C,D)"]
     text = (f"In the coordinate plane, {_names('ABC', pts)}. Construct the fourth vertex D of the parallelogram ABCD with "
             f"sides AB and BC, using parallels through A and C, and draw the parallelogram.")
-    cats = ["coordinate_modeling", "relation_reasoning"]
     checks = ["parallel(ab,cd)", "parallel(bc,da)", "equal_length(A,B,C,D)"]
     if level >= 1:
         pts["M"] = _mid(A, C)
         cons += ["f=Segment(A,C)", "g=Segment(B,D)", "M=Intersect(f,g)"]; text += " Draw the diagonals and mark their intersection M."
-        checks.append("equal_length(B,M,M,D)"); cats.append("auxiliary_construction")
+        checks.append("equal_length(B,M,M,D)")
     ask = _ask_point("What are the coordinates of D?", "D", D, [_sub(_add(A, B), C), _sub(_add(B, C), A), (D[1], D[0]), (D[0], D[1] + 1)])
-    return _T(text, cons, ["A", "B", "C"], checks, cats, 8, pts, ask)
+    return _T(text, cons, ["A", "B", "C"], checks, 8, pts, ask)
 
 @_template(1.0)
 def _t_angle_measure(r, level):
@@ -640,18 +727,16 @@ def _t_angle_measure(r, level):
     pts = dict(A=A, B=B, C=C)
     cons = _tri_cmds(pts) + [_ccw_angle_cmd("β", A, B, C, "A", "B", "C"), 'txt=Text("∠ABC", B)']
     text = f"In the coordinate plane, draw the triangle with vertices {_names('ABC', pts)}, measure the angle ABC and label it."
-    cats = ["coordinate_modeling", "measurement_annotation"]
     b = _uang(A, B, C)
     if level >= 1:
         cons += [_ccw_angle_cmd("α", C, A, B, "C", "A", "B"), _ccw_angle_cmd("γ", B, C, A, "B", "C", "A")]
-        text += " Measure the other two angles as well and check that the three add up to 180°."; cats.append("relation_reasoning")
+        text += " Measure the other two angles as well and check that the three add up to 180°."
     if level == 2:
         D = _foot(A, B, C); pts["D"] = D
         _need(_inside_seg(D, B, C) and min(_d(D, B), _d(D, C)) >= 0.8 and _d(A, D) >= 1)
         cons += ["h=PerpendicularLine(A,a)", "D=Intersect(h,a)", "hd=Distance(A,D)"]; text += " Draw the altitude AD and measure it."
-        cats.append("auxiliary_construction")
     ask = _ask_value("What is the measure of the angle ABC?", "β", b, [180 - b, abs(90 - b), b + 10, _uang(B, A, C)], unit="°")
-    return _T(text, cons, ["A", "B", "C"], [f"angle_is(A,B,C,{b!r})", f"value_is(β,{b!r})"], cats, 7, pts, ask)
+    return _T(text, cons, ["A", "B", "C"], [f"angle_is(A,B,C,{b!r})", f"value_is(β,{b!r})"], 7, pts, ask)
 
 @_template(0.8)
 def _t_equilateral(r, level):
@@ -665,11 +750,10 @@ def _t_equilateral(r, level):
     cons = _free("AB", pts) + ["c=Circle(A,B)", "d=Circle(B,A)", f"C=Intersect(c,d,{n})", "{tri,ab,bc,ca}=Polygon(A,B,C)"]
     text = (f"In the coordinate plane, {_names('AB', pts)}. With circles about A through B and about B through A, construct "
             f"the equilateral triangle ABC whose vertex C lies {side} the line AB.")
-    cats = ["coordinate_modeling", "auxiliary_construction"]
     if level >= 1:
-        cons += [_ccw_angle_cmd("α", B, A, C, "B", "A", "C")]; text += " Measure the angle at A."; cats.append("measurement_annotation")
+        cons += [_ccw_angle_cmd("α", B, A, C, "B", "A", "C")]; text += " Measure the angle at A."
     ask = _ask_point("What are the coordinates of C?", "C", C, [(C[1], C[0]), _mid(A, B), left if n == 2 else right, (C[0] + 1, C[1])])
-    return _T(text, cons, ["A", "B"], ["equal_length(A,B,B,C)", "equal_length(A,B,C,A)"], cats, 7, pts, ask,
+    return _T(text, cons, ["A", "B"], ["equal_length(A,B,B,C)", "equal_length(A,B,C,A)"], 7, pts, ask,
               view=[(A[0] - _d(A, B), A[1] - _d(A, B)), (B[0] + _d(A, B), B[1] + _d(A, B)), (B[0] - _d(A, B), B[1] - _d(A, B)), (A[0] + _d(A, B), A[1] + _d(A, B))] if level else ())
 
 def _small_triangle(r, lo=-3, hi=3):
@@ -693,14 +777,13 @@ def _t_rotate(r, level):
     sense = "counter-clockwise" if ang > 0 else "clockwise"
     text = (f"In the coordinate plane, the triangle ABC has vertices {_names('ABC', pts)}. Rotate it about O{_ptxt(O)} by "
             f"{abs(int(ang))}° {sense} to obtain the triangle A'B'C'.")
-    cats = ["coordinate_modeling", "transformation"]
     checks = ["equal_length(O,A,O,A')", "equal_length(A,B,A',B')", f"angle_is(A,O,A',{abs(ang)!r})"]
     if level >= 1:
         cons += ["f=Segment(O,A)", "g=Segment(O,A')", _ccw_angle_cmd("θ", A, O, img["A"], "A", "O", "A'")]
-        text += " Join OA and OA' and measure the angle of rotation."; cats.append("measurement_annotation")
+        text += " Join OA and OA' and measure the angle of rotation."
     Ai = img["A"]
     ask = _ask_point("What are the coordinates of A'?", "A'", Ai, [_rot(A, -ang, O), (Ai[1], Ai[0]), _rot(A, ang, (0, 0)), (-Ai[0], Ai[1])])
-    return _T(text, cons, ["A", "B", "C", "O"], checks, cats, 8, pts, ask)
+    return _T(text, cons, ["A", "B", "C", "O"], checks, 8, pts, ask)
 
 @_template(1.0)
 def _t_reflect(r, level):
@@ -719,16 +802,15 @@ def _t_reflect(r, level):
                                   "C'=Reflect(C,m)", "{img,ab',bc',ca'}=Polygon(A',B',C')"]
     text = (f"In the coordinate plane, the triangle ABC has vertices {_names('ABC', pts)}. Reflect it in {name} to obtain "
             f"the triangle A'B'C'.")
-    cats = ["coordinate_modeling", "transformation"]
     checks = ["equal_length(A,B,A',B')"]
     if level >= 1:
         cons += ["f=Segment(A,A')", "F=Intersect(f,m)"]; pts["F"] = _foot(A, P, Q)
         _need(min(_d(pts["F"], X) for k, X in pts.items() if k != "F") >= 0.8)
-        text += " Join AA' and mark where it crosses the mirror line at F."; cats.append("relation_reasoning")
+        text += " Join AA' and mark where it crosses the mirror line at F."
         checks += ["perpendicular(f,m)", "equal_length(A,F,F,A')"]
     Ai = img["A"]
     ask = _ask_point("What are the coordinates of A'?", "A'", Ai, [(-A[0], -A[1]), (A[1], A[0]) if kind != "diag" else (-A[0], A[1]), (Ai[1], Ai[0]) if kind == "diag" else (Ai[0], -Ai[1]), (Ai[0] + 1, Ai[1])])
-    return _T(text, cons, ["A", "B", "C", "P", "Q"], checks, cats, 8, pts, ask)
+    return _T(text, cons, ["A", "B", "C", "P", "Q"], checks, 8, pts, ask)
 
 @_template(0.8)
 def _t_translate(r, level):
@@ -742,14 +824,13 @@ def _t_translate(r, level):
                                   "C'=Translate(C,Vector(P,Q))", "{img,ab',bc',ca'}=Polygon(A',B',C')"]
     text = (f"In the coordinate plane, the triangle ABC has vertices {_names('ABC', pts)}. Translate it by the vector from "
             f"P{_ptxt(P)} to Q{_ptxt(Q)} to obtain the triangle A'B'C'.")
-    cats = ["coordinate_modeling", "transformation"]
     checks = ["equal_length(A,A',P,Q)", "equal_length(A,B,A',B')"]
     if level >= 1:
         cons += ["f=Segment(A,A')", "g=Segment(P,Q)"]; text += " Join AA' and PQ; they are equal and parallel."
-        checks.append("parallel(f,g)"); cats.append("relation_reasoning")
+        checks.append("parallel(f,g)")
     Ai = img["A"]
     ask = _ask_point("What are the coordinates of A'?", "A'", Ai, [_sub(A, v), (A[0] + v[1], A[1] + v[0]), _add(A, Q), (Ai[0], Ai[1] + 1)])
-    return _T(text, cons, ["A", "B", "C", "P", "Q"], checks, cats, 8, pts, ask)
+    return _T(text, cons, ["A", "B", "C", "P", "Q"], checks, 8, pts, ask)
 
 @_template(0.8)
 def _t_dilate(r, level):
@@ -765,17 +846,16 @@ def _t_dilate(r, level):
                                  f"C'=Dilate(C,{ks},O)", "{img,ab',bc',ca'}=Polygon(A',B',C')"]
     text = (f"In the coordinate plane, the triangle ABC has vertices {_names('ABC', pts)}. Dilate it from the centre "
             f"O{_ptxt(O)} with scale factor {ks} to obtain the triangle A'B'C'.")
-    cats = ["coordinate_modeling", "transformation"]
     checks = ["collinear(O,A,A')", "collinear(O,B,B')", "parallel(ab,ab')" if k != 1 else "equal_length(A,B,A',B')"]
     if level >= 1:
-        cons += ["d=Distance(A',B')"]; text += " Measure A'B'."; cats.append("measurement_annotation")
+        cons += ["d=Distance(A',B')"]; text += " Measure A'B'."
     if level >= 1 and r.random() < 0.5:
         ab = _d(A, B)
         ask = _ask_value("What is the length of A'B'?", "d", abs(k) * ab, [ab, abs(k) * abs(k) * ab, ab / abs(k), abs(k) * ab + 1])
     else:
         Ai = img["A"]
         ask = _ask_point("What are the coordinates of A'?", "A'", Ai, [_mul(A, k), _add(O, _mul(_sub(A, O), 1 / k)), (Ai[1], Ai[0]), (Ai[0] + 1, Ai[1])])
-    return _T(text, cons, ["A", "B", "C", "O"], checks, cats, 9, pts, ask)
+    return _T(text, cons, ["A", "B", "C", "O"], checks, 9, pts, ask)
 
 @_template(1.0)
 def _t_ladder(r, level):
@@ -796,7 +876,7 @@ def _t_ladder(r, level):
             f"U(1, 0)) and the wall as the perpendicular to the ground at W{_ptxt(W)}; the foot of the ladder is at F{_ptxt(F)}. "
             f"Construct the top T of the ladder on the wall (a circle of radius {Ls} about F), draw the ladder, measure the "
             f"height WT and label the ladder.")
-    cats = ["real_scene_modeling", "coordinate_modeling", "measurement_annotation", "auxiliary_construction"]
+    scene = "a ladder leaning against a wall"
     checks = ["incident(T,w)", "perpendicular(w,g)", f"value_is(hw,{h!r})"]
     ang = math.degrees(math.atan2(h, d))
     if level >= 1:
@@ -813,7 +893,7 @@ def _t_ladder(r, level):
         ask = _ask_value("What angle does the ladder make with the ground?", "α", ang, [90 - ang, ang + 10, math.degrees(math.atan2(d, L)) + 45, abs(ang - 15)], unit="°")
     else:
         ask = _ask_value("How high up the wall does the ladder reach (WT)?", "hw", h, [L - d, math.sqrt(L * L + d * d), h + 1, (L + d) / 2])
-    return _T(text, cons, ["O", "U", "W", "F"], checks, cats, 8, pts, ask, origin=True)
+    return _T(text, cons, ["O", "U", "W", "F"], checks, 8, pts, ask, origin=True, scene=scene)
 
 @_template(1.0)
 def _t_garden(r, level):
@@ -845,8 +925,8 @@ def _t_garden(r, level):
             if level >= 1: cons += ["k=Circle(P,F)"]; text += " Draw the circle the sprinkler waters just up to the edges."
             ask = _ask_value("How far is the sprinkler from each edge?", "d", rr, [rr * 2, _d(I, A), rr + 0.5, _d(_circumcentre(A, B, C), A) / 2])
             view = []
-        cats = ["real_scene_modeling", "coordinate_modeling", "auxiliary_construction", "measurement_annotation"]
-        return _T(text, cons, ["A", "B", "C"], checks, cats, 9, pts, ask, view=view)
+        scene = "a well among three trees" if kind == "well" else "a sprinkler on a triangular lawn"
+        return _T(text, cons, ["A", "B", "C"], checks, 9, pts, ask, view=view, scene=scene)
     if kind == "road":
         A, B, H = _grid_pt(r), _grid_pt(r), _grid_pt(r)
         _need(_d(A, B) >= 4)
@@ -862,8 +942,8 @@ def _t_garden(r, level):
         if level >= 1:
             cons += ["e=Segment(H,A)", "ea=Distance(H,A)"]; text += " For comparison draw and measure the path HA."
         ask = _ask_value("How long is the shortest path HF?", "d", h, [_d(H, A), _d(H, B), h + 1, h * h])
-        cats = ["real_scene_modeling", "coordinate_modeling", "relation_reasoning", "measurement_annotation"]
-        return _T(text, cons, ["A", "B", "H"], checks, cats, 8, pts, ask)
+        scene = "a house beside a straight road"
+        return _T(text, cons, ["A", "B", "H"], checks, 8, pts, ask, scene=scene)
     # lamp at the centre of a rectangular yard
     x0, y0 = float(r.integers(-6, 0)), float(r.integers(-5, 0)); w, hh = float(r.integers(4, 10)), float(r.integers(3, 8))
     _need(w != hh)
@@ -878,8 +958,8 @@ def _t_garden(r, level):
         checks.append("incident(C,k)")
     dd = math.hypot(w, hh) / 2
     ask = _ask_value("How far is the lamp from corner A?", "d", dd, [dd * 2, (w + hh) / 2, w / 2, hh / 2 + 1])
-    cats = ["real_scene_modeling", "coordinate_modeling", "multi_object_composition", "measurement_annotation"]
-    return _T(text, cons, ["A", "B", "C", "D"], checks, cats, 7, pts, ask,
+    scene = "a lamp over a rectangular yard"
+    return _T(text, cons, ["A", "B", "C", "D"], checks, 7, pts, ask, scene=scene,
               view=[(pts["L"][0] - dd, pts["L"][1] - dd), (pts["L"][0] + dd, pts["L"][1] + dd)] if level else ())
 
 @_template(1.0)
@@ -906,7 +986,7 @@ def _t_clock(r, level):
     text = (f"A clock face is the circle with centre O{_ptxt(O)} through the 12 o'clock mark T{_ptxt(T)}. At {hr}:{mn:02d} the hour "
             f"hand points at H, OT turned clockwise by {_fmt(hour_ang)}° (Rotate), and is 0.6 as long as the radius (Dilate, "
             f"giving its tip K); {minute}. Draw both hands, measure the angle between them and label the time.")
-    cats = ["real_scene_modeling", "transformation", "measurement_annotation", "coordinate_modeling"]
+    scene = "the hands of a clock"
     checks = ["incident(H,c)", "collinear(O,K,H)", f"angle_is(K,O,{other},{between!r})"]
     if level >= 1:
         marks = []
@@ -917,7 +997,7 @@ def _t_clock(r, level):
         if marks: text += f" Mark the {', '.join(marks)} o'clock point{'s' if len(marks) > 1 else ''} on the face as well (Rotate)."
     ask = _ask_value(f"What is the angle between the hands at {hr}:{mn:02d}?", "α", between,
                      [360 - between if between != 180 else 90, abs(30 * hr - 6 * mn) % 360 or 15, between + 15, abs(between - 30) or 45], unit="°")
-    return _T(text, cons, ["O", "T"], checks, cats, 7, pts, ask, view=[(O[0] - R, O[1] - R), (O[0] + R, O[1] + R)])
+    return _T(text, cons, ["O", "T"], checks, 7, pts, ask, view=[(O[0] - R, O[1] - R), (O[0] + R, O[1] + R)], scene=scene)
 
 @_template(0.8)
 def _t_shadow(r, level):
@@ -937,14 +1017,14 @@ def _t_shadow(r, level):
             f"E{_ptxt(E)}, and a flagpole standing at P{_ptxt(P)} casts a shadow ending at Q{_ptxt(Q)} on level ground (the line SE). "
             f"Sun rays are parallel: draw the ray KE, the parallel ray through Q and the vertical at P; their intersection T is "
             f"the top of the pole. Draw the pole, measure its height and label it.")
-    cats = ["real_scene_modeling", "relation_reasoning", "auxiliary_construction", "measurement_annotation", "coordinate_modeling"]
+    scene = "a flagpole and a stick casting shadows in the sun"
     checks = ["parallel(p,ray)", "perpendicular(w,g)", f"value_is(hp,{H!r})"]
     if level >= 1:
         cons += [_ccw_angle_cmd("α", S, E, top, "S", "E", "K"), _ccw_angle_cmd("β", P, Q, Tp, "P", "Q", "T")]
         text += " Measure the sun's elevation angle at E and at Q; they are equal."
         checks.append("equal_angle(S,E,K,P,Q,T)")
     ask = _ask_value("How tall is the flagpole?", "hp", H, [b * a / hs, H + 1, b, H / 2])
-    return _T(text, cons, ["S", "K", "E", "P", "Q"], checks, cats, 9, pts, ask)
+    return _T(text, cons, ["S", "K", "E", "P", "Q"], checks, 9, pts, ask, scene=scene)
 
 @_template(0.8)
 def _t_tangent_length(r, level):
@@ -961,14 +1041,13 @@ def _t_tangent_length(r, level):
     text = (f"In the coordinate plane, a circle has centre C{_ptxt(C)} and radius {_fmt(R)}, and P{_ptxt(P)} lies outside it. "
             f"Draw the two tangents from P to the circle, mark the points of contact S and T as the feet of the perpendiculars "
             f"from C, and measure the tangent length PS.")
-    cats = ["coordinate_modeling", "relation_reasoning", "measurement_annotation", "multi_object_composition"]
     checks = ["tangent(t,c)", "tangent(u,c)", "equal_length(P,S,P,T)"]
     if level >= 1:
         cons += ["j=Segment(C,S)", 'txt=Text("90°", S)']; text += " Join CS and label the right angle at S."
         checks.append("perpendicular(j,f)")
     dist = math.sqrt(d2)
     ask = _ask_value("How long is the tangent segment PS?", "d", tl, [dist, dist - R, R, tl + 1])
-    return _T(text, cons, ["C", "c", "P"], checks, cats, 9, pts, ask, view=[(C[0] - R, C[1] - R), (C[0] + R, C[1] + R)])
+    return _T(text, cons, ["C", "c", "P"], checks, 9, pts, ask, view=[(C[0] - R, C[1] - R), (C[0] + R, C[1] + R)])
 
 @_template(0.8)
 def _t_chord(r, level):
@@ -983,16 +1062,14 @@ def _t_chord(r, level):
             "Q=Intersect(l,c,2)", "s=Segment(P,Q)", "d=Distance(P,Q)"]
     text = (f"In the coordinate plane, the circle has centre C{_ptxt(C)} and radius {_fmt(R)}. The line through {_names('AB', pts)} "
             f"cuts it at P and Q (P first in the direction from A to B). Construct P and Q and measure the chord PQ.")
-    cats = ["coordinate_modeling", "relation_reasoning", "measurement_annotation"]
     checks = ["incident(P,c)", "incident(Q,c)", "incident(P,l)"]
     if level >= 1:
         pts["M"] = _mid(P, Q); _need(_d(pts["M"], C) >= 0.8 or dist < 1e-9)
         cons += ["M=Midpoint(P,Q)", "k=Segment(C,M)"]; text += " Mark the midpoint M of the chord and join CM; it is perpendicular to the chord."
         if dist >= 0.8: checks.append("perpendicular(k,s)")
-        cats.append("auxiliary_construction")
     ch = 2 * hc
     ask = _ask_value("How long is the chord PQ?", "d", ch, [hc, 2 * R, ch + 1, math.sqrt(R * R + dist * dist)])
-    return _T(text, cons, ["C", "c", "A", "B"], checks, cats, 9, pts, ask, view=[(C[0] - R, C[1] - R), (C[0] + R, C[1] + R)])
+    return _T(text, cons, ["C", "c", "A", "B"], checks, 9, pts, ask, view=[(C[0] - R, C[1] - R), (C[0] + R, C[1] + R)])
 
 @_template(0.8)
 def _t_medial(r, level):
@@ -1002,20 +1079,19 @@ def _t_medial(r, level):
     cons = _tri_cmds(pts) + ["D=Midpoint(B,C)", "E=Midpoint(C,A)", "F=Midpoint(A,B)", "{med,de,ef,fd}=Polygon(D,E,F)"]
     text = (f"In the coordinate plane, the triangle has vertices {_names('ABC', pts)}. Mark the midpoints D, E, F of BC, CA "
             f"and AB and draw the triangle DEF.")
-    cats = ["coordinate_modeling", "relation_reasoning", "multi_object_composition"]
     checks = ["parallel(ef,a)", "parallel(fd,b)", "parallel(de,c)"]
     if level >= 1:
-        cons += ["dEF=Distance(E,F)", "dBC=Distance(B,C)"]; text += " Measure EF and BC."; cats.append("measurement_annotation")
+        cons += ["dEF=Distance(E,F)", "dBC=Distance(B,C)"]; text += " Measure EF and BC."
     if level == 2:
         G = ((A[0] + B[0] + C[0]) / 3, (A[1] + B[1] + C[1]) / 3); pts["G"] = G
         cons += ["m=Segment(A,D)", "n=Segment(B,E)", "G=Intersect(m,n)", "o=Segment(D,F)"]; text += " Draw the medians AD, BE and mark the centroid G."
-        cats.append("auxiliary_construction"); checks.append("collinear(A,G,D)")
+        checks.append("collinear(A,G,D)")
     if level >= 1:
         ef = _d(E, F)
         ask = _ask_value("What is the length of EF?", "dEF", ef, [2 * ef, ef + 1, _d(B, C) / 3, _d(A, B) / 2 if abs(_d(A, B) / 2 - ef) > 0.01 else ef * 1.5])
     else:
         ask = _ask_point("What are the coordinates of E?", "E", E, [_mid(A, B), (E[1], E[0]), _sub(C, A), (E[0] + 1, E[1])])
-    return _T(text, cons, ["A", "B", "C"], checks, cats, 8, pts, ask)
+    return _T(text, cons, ["A", "B", "C"], checks, 8, pts, ask)
 
 @_template(0.8)
 def _t_square_circles(r, level):
@@ -1026,17 +1102,16 @@ def _t_square_circles(r, level):
                                "k=Circle(O,A)", "M=Midpoint(A,B)", "l=Circle(O,M)"]
     text = (f"In the coordinate plane, {_names('AB', pts)}. Construct the square ABCD on AB (vertices counter-clockwise), its "
             f"diagonals meeting at O, its circumscribed circle and its inscribed circle (about O through the midpoint M of AB).")
-    cats = ["coordinate_modeling", "multi_object_composition", "auxiliary_construction", "relation_reasoning"]
     checks = ["incident(C,k)", "tangent(bc,l)", "tangent(cd,l)", "perpendicular(f,g)"]
     if level >= 1:
-        cons += ["R=Distance(O,A)", "rr=Distance(O,M)"]; text += " Measure both radii."; cats.append("measurement_annotation")
+        cons += ["R=Distance(O,A)", "rr=Distance(O,M)"]; text += " Measure both radii."
     if level >= 1 and r.random() < 0.5:
         R = _d(O, A)
         ask = _ask_value("What is the radius of the circumscribed circle?", "R", R, [_d(O, M), 2 * R, _d(A, B), R + 1])
     else:
         ask = _ask_point("What are the coordinates of O?", "O", O, [M, (O[1], O[0]), _mid(A, D), (O[0] + 1, O[1])])
     R = _d(O, A)
-    return _T(text, cons, ["A", "B"], checks, cats, 8, pts, ask, view=[(O[0] - R, O[1] - R), (O[0] + R, O[1] + R)])
+    return _T(text, cons, ["A", "B"], checks, 8, pts, ask, view=[(O[0] - R, O[1] - R), (O[0] + R, O[1] + R)])
 
 @_template(0.5)
 def _t_in_and_circumcircle(r, level):
@@ -1051,12 +1126,11 @@ def _t_in_and_circumcircle(r, level):
     text = (f"In the coordinate plane, the triangle has vertices {_names('ABC', pts)}. Construct its circumscribed circle "
             f"(centre O from two perpendicular bisectors) and its inscribed circle (centre I from two angle bisectors, touching "
             f"BC at F), then measure the distance OI between the centres.")
-    cats = ["coordinate_modeling", "auxiliary_construction", "multi_object_composition", "measurement_annotation", "relation_reasoning"]
     if level >= 1: cons += ['txt=Text("OI² = R(R − 2r)", O)']; text += " Label the figure with Euler's relation."
     oi = _d(O, I)
     ask = _ask_value("What is the distance OI?", "d", oi, [R - rr, R - 2 * rr if R - 2 * rr > 0.1 else R, oi + 1, oi / 2])
     return _T(text, cons, ["A", "B", "C"], ["tangent(a,l)", "tangent(b,l)", "incident(C,k)", f"value_is(d,{math.sqrt(R * (R - 2 * rr))!r})"],
-              cats, 11, pts, ask, view=[(O[0] - R, O[1] - R), (O[0] + R, O[1] + R)])
+              11, pts, ask, view=[(O[0] - R, O[1] - R), (O[0] + R, O[1] + R)])
 
 # %% ../../../nbs/pagebench/00_problems.ipynb #9b381294
 LETTERS = "ABCD"
@@ -1118,16 +1192,14 @@ def generate_problem(seed: int,   # base seed
         break
     else: raise RuntimeError(f"generator: no well-conditioned draw of template {name!r} level {level} for seed {seed}, problem {i}")
     steps = dependent_steps(t["construction"], t["givens"])
-    cats = set(t["cats"]) | {"tool_grounding", "object_construction"}
-    if steps >= MULTI_STEP: cats.add("multi_step_planning")
-    if any(m in c for c in t["construction"] for m in _MEASURE_CMDS): cats.add("measurement_annotation")
-    if any(m in c for c in t["construction"] for m in _TRANSFORM_CMDS): cats.add("transformation")
     qtype = "choice" if t["ask"] is not None and r.random() < CHOICE_RATE / 0.97 else "open"
     diff = difficulty_for(steps)
     grade = int(min(12, max(6, t["grade"] - 1 + {"easy": 0, "medium": 1, "hard": 2}[diff] + int(r.integers(0, 2)))))
     d = dict(id=f"gen-{seed}-{i:05d}", source="generator", text=t["text"], question_type=qtype, grade=str(grade),
-             difficulty=diff, categories=[c for c in CATEGORIES if c in cats], window=_window(t), construction=t["construction"],
+             difficulty=diff, categories=[], window=_window(t), construction=t["construction"],
              givens=t["givens"], checks=t["checks"], template=name, level=level, steps=steps)
+    if t["scene"]: d["scene"] = t["scene"]
+    d["categories"] = categories_for(d)   # from the statement before a choice question's options are appended
     if qtype == "choice":
         a = t["ask"]
         opts, letter = _choices(r, a)

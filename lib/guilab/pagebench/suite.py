@@ -174,20 +174,26 @@ def make_judge(cfg: dict | str | None,              # {base_url, model, api_key_
 
 def page_eval_setup(P: dict,                # loaded params (guilab.core.load_params)
                     progress: bool = True,
+                    problems: list[str] | None = None,  # problem sources in place of `page_eval.problems` (e.g. the category test set)
+                    modes: list[str] | None = None,     # modes in place of `page_eval.modes`
                    ) -> dict:
     """Build, evaluate and judge per `P['page_eval']`. Returns `{'cfg','problems','specs','results','judge','status','build'}`
-    with `results[(label, mode)]` the records (closed-loop ones carry `judge`)."""
+    with `results[(label, mode)]` the records (closed-loop ones carry `judge`). Only the problems of the evaluated split
+    (`page_eval.split`, default `test`; `guilab.pagebench.build.split_of`) are loaded, built and evaluated, then
+    `page_eval.limit` applies — a generator source contributes its test split, never the split the executor trains on."""
     from guilab.pagebench.problems import load_problems
-    from guilab.pagebench.build import build
+    from guilab.pagebench.build import build, split_of
     from guilab.pagebench.judge import judge_records, judge_status
     cfg = P["page_eval"]
     runs = Path(cfg["runs_dir"])
-    probs = [p for src in cfg["problems"] for p in load_problems(src)]
+    split = cfg.get("split", "test")
+    probs = [p for src in (problems if problems is not None else cfg["problems"]) for p in load_problems(src)
+             if split == "all" or split_of(p) == split]
     if cfg.get("limit"): probs = probs[: int(cfg["limit"])]
     folder = runs / ("build_" + cache_key("page-eval-build", sorted(p.id for p in probs))[:12])
     build(probs, folder, screenshots=False, progress=progress)
     specs = agent_specs({**cfg, "seed": P.get("seed", 0)})
-    res = run_suite(folder, specs, cfg.get("modes", ("closed_loop", "teacher_forced")), split=cfg.get("split", "test"),
+    res = run_suite(folder, specs, modes if modes is not None else cfg.get("modes", ("closed_loop", "teacher_forced")), split=split,
                     cache=runs / "records", progress=progress)
     jcfg = cfg.get("judge") if cfg.get("judge") is not None else P.get("judge")
     judge = make_judge(jcfg, runs / "judge_cache.jsonl", endpoints=(P.get("models") or {}).get("endpoints") or ())

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import argparse, json, sys
 from pathlib import Path
+from ..core import command_group
 
 # %% auto #0
 __all__ = ['SCRIPTED', 'make_agents', 'analyze', 'add_cli']
@@ -106,8 +107,7 @@ def _cmd_analyze(a) -> int:
 
 def add_cli(sub) -> None:
     "Add the `stability` command group to `guilab`'s subparsers."
-    p = sub.add_parser("stability", help="GraceBench: UTG exploration, task runs, stability metrics and analyses")
-    s = p.add_subparsers(dest="stability_cmd", required=True)
+    s = command_group(sub, "stability", help="GraceBench: UTG exploration, task runs, stability metrics and analyses")
     e = s.add_parser("explore", help="explore an app breadth-first into a UTG (resumable)")
     e.add_argument("--app", default="jupyterlab", choices=["jupyterlab"])
     e.add_argument("--budget-s", type=float, default=600.0, help="wall-clock budget in seconds")

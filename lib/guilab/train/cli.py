@@ -5,6 +5,7 @@
 # %% ../../../nbs/train/06_cli.ipynb #4fe1f01b
 from __future__ import annotations
 import json, sys
+from ..core import command_group
 from pathlib import Path
 
 # %% auto #0
@@ -46,8 +47,7 @@ def _cmd_zoom(a) -> int:
 
 def add_cli(sub) -> None:
     "Add `guilab train sft|grpo|grpo-zoom` to the `guilab` parser's sub-parsers."
-    p = sub.add_parser("train", help="train PAGER's executor (SFT, GRPO variants) or LBS's zoom-in policy (GRPO)")
-    ps = p.add_subparsers(dest="train_command", metavar="SUBCOMMAND", required=True)
+    ps = command_group(sub, "train", help="train PAGER's executor (SFT, GRPO variants) or LBS's zoom-in policy (GRPO)")
     for name, helptext, fn in (("sft", "pixel SFT of the executor (train.sft)", _cmd_pipeline),
                                ("grpo", "precision-aligned GRPO variants after SFT (train.grpo)", _cmd_pipeline),
                                ("grpo-zoom", "LBS zoom-in GRPO on synthetic GUIs (train.grpo_zoom)", _cmd_zoom)):

@@ -5,6 +5,7 @@
 # %% ../../../nbs/vlaa/10_cli.ipynb #7ae14f52
 from __future__ import annotations
 import json
+from ..core import command_group
 
 def _eval(a):
     from guilab.vlaa.evaluate import run_eval
@@ -26,8 +27,7 @@ def _lint(a):
 
 def add_cli(sub) -> None:
     "Add `vlaa eval` and `vlaa lint` to the `guilab` CLI's subparsers."
-    p = sub.add_parser("vlaa", help="VLAA-GUI: JupyterLab task suite, manager agent with verifier/loop breaker/search/coding/grounding")
-    s = p.add_subparsers(dest="vlaa_cmd", required=True)
+    s = command_group(sub, "vlaa", help="VLAA-GUI: JupyterLab task suite, manager agent with verifier/loop breaker/search/coding/grounding")
     e = s.add_parser("eval", help="evaluate an agent on a task suite (resumable)")
     e.add_argument("--tasks", default="jupyterlab", help="suite name or folder of task JSON files")
     e.add_argument("--ids", default=None, help="comma-separated task ids")
