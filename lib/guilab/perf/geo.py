@@ -102,7 +102,8 @@ from pathlib import Path
 
 RENDER_COUNTS = (10, 25, 50, 100)   # scene sizes (objects) of the add-one-object benchmark
 JSXGRAPH_VERSION = "1.13.3"
-JSXGRAPH_CACHE = Path(".cache/jsxgraph")   # where `make setup` puts `npm pack jsxgraph@1.13.3`
+import guilab
+JSXGRAPH_CACHE = Path(guilab.__file__).resolve().parents[2] / ".cache" / "jsxgraph"   # where `make setup` puts `npm pack jsxgraph@1.13.3` (repo root)
 
 def scene_commands(n: int,      # number of objects
                    seed: int = 0,
