@@ -11,12 +11,13 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 setup: $(STAMP) system-deps
 
 # Python side: venv, the local CPU torch wheel first (an unpinned torch would pull a multi-GB CUDA build),
-# then the package with its dev, browser and train extras (transformers, trl: tiny models run on this CPU), and a `python3` kernelspec inside the venv for papermill.
+# then the package with its dev, browser, train and apps extras (transformers, trl: tiny models run on this CPU; the real web
+# applications of the grounding capture), and a `python3` kernelspec inside the venv for papermill.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[dev,browser,train]'
+	$(BIN)/python -m pip install -q -e '.[dev,browser,train,apps]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (guilab)" >/dev/null
 	touch $@
 
