@@ -37,6 +37,12 @@ system-deps: $(STAMP)
 	root = pathlib.Path(os.environ.get('PLAYWRIGHT_BROWSERS_PATH') or pathlib.Path.home()/'.cache'/'ms-playwright'); \
 	dst = root/f'ffmpeg-{rev}'/'ffmpeg-linux'; src = shutil.which('ffmpeg'); \
 	(dst.parent.mkdir(parents=True, exist_ok=True), dst.unlink(missing_ok=True), dst.symlink_to(src), (dst.parent/'INSTALLATION_COMPLETE').touch()) if src else None"
+	@# JSXGraph (the browser app `guilab perf` times beside the simulator) from the npm registry into a git-ignored
+	@# cache; idempotent, and never fatal: without npm or the registry the perf row says it was skipped.
+	@tgz=.cache/jsxgraph/jsxgraph-1.13.3.tgz; if [ -s $$tgz ]; then :; \
+	elif command -v npm >/dev/null; then mkdir -p .cache/jsxgraph && (cd .cache/jsxgraph && npm pack jsxgraph@1.13.3 >/dev/null 2>&1) \
+	  || { rm -f $$tgz; echo "WARNING: npm pack jsxgraph@1.13.3 failed (the JSXGraph row of guilab perf will say skipped)"; }; \
+	else echo "WARNING: npm missing: JSXGraph not fetched (the JSXGraph row of guilab perf will say skipped)"; fi
 
 reproduce: setup
 	$(BIN)/guilab reproduce --params params/default.yaml
