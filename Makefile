@@ -11,12 +11,13 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 setup: $(STAMP) system-deps
 
 # Python side: venv, the local CPU torch wheel first (an unpinned torch would pull a multi-GB CUDA build),
-# then the package with its dev, browser and train extras (transformers, trl: tiny models run on this CPU), and a `python3` kernelspec inside the venv for papermill.
+# then the package with its dev, browser, train and apps extras (transformers, trl: tiny models run on this CPU; the real web
+# applications of the grounding capture), and a `python3` kernelspec inside the venv for papermill.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[dev,browser,train]'
+	$(BIN)/python -m pip install -q -e '.[dev,browser,train,apps]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (guilab)" >/dev/null
 	touch $@
 
@@ -36,6 +37,12 @@ system-deps: $(STAMP)
 	root = pathlib.Path(os.environ.get('PLAYWRIGHT_BROWSERS_PATH') or pathlib.Path.home()/'.cache'/'ms-playwright'); \
 	dst = root/f'ffmpeg-{rev}'/'ffmpeg-linux'; src = shutil.which('ffmpeg'); \
 	(dst.parent.mkdir(parents=True, exist_ok=True), dst.unlink(missing_ok=True), dst.symlink_to(src), (dst.parent/'INSTALLATION_COMPLETE').touch()) if src else None"
+	@# JSXGraph (the browser app `guilab perf` times beside the simulator) from the npm registry into a git-ignored
+	@# cache; idempotent, and never fatal: without npm or the registry the perf row says it was skipped.
+	@tgz=.cache/jsxgraph/jsxgraph-1.13.3.tgz; if [ -s $$tgz ]; then :; \
+	elif command -v npm >/dev/null; then mkdir -p .cache/jsxgraph && (cd .cache/jsxgraph && npm pack jsxgraph@1.13.3 >/dev/null 2>&1) \
+	  || { rm -f $$tgz; echo "WARNING: npm pack jsxgraph@1.13.3 failed (the JSXGraph row of guilab perf will say skipped)"; }; \
+	else echo "WARNING: npm missing: JSXGraph not fetched (the JSXGraph row of guilab perf will say skipped)"; fi
 
 reproduce: setup
 	$(BIN)/guilab reproduce --params params/default.yaml

@@ -141,12 +141,15 @@ def test_unset_key_sends_EMPTY(monkeypatch):
     assert _Echo.seen == ["Bearer EMPTY"]
 
 
-def test_recipe_served_checkpoint_gives_local_records(tmp_path, capsys):
+def test_recipe_served_checkpoint_gives_local_records(tmp_path, capsys, monkeypatch):
     """The README recipe end to end ("Evaluate a checkpoint"): a tiny executor trained for a few SFT steps on one
     problem's steps (location tokens), evaluated by `guilab pagebench eval` from its folder and through
     `transformers serve` of the same folder (`policy=URL model=DIR`): the same records, and some replies parse (the
     endpoint client reads the folder's grammar; before issue 11 every served reply was a format error). A wrong
-    served model name ends in one line."""
+    served model name ends in one line. Issue 15: all of it offline (HF_HUB_OFFLINE=1, inherited by the server), and
+    the reply texts themselves — not only the parsed records — are the same through `TransformersPolicy` and the
+    served checkpoint at temperature 0, prompt by prompt on the executor's own training prompts."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1"); monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     import json as _json
     from guilab.cli import main
     from guilab.core import read_jsonl
@@ -168,6 +171,12 @@ def test_recipe_served_checkpoint_gives_local_records(tmp_path, capsys):
     with serve_transformers(ckpt) as url:
         assert main([*common, "--out", str(tmp_path / "served.json"), "--option", f"policy={url}", f"model={ckpt}",
                      "max_tokens=16"]) == 0
+        # reply text, prompt by prompt: the executor's messages (screenshot + instruction) of the training examples
+        msgs = [[user_message(e["prompt"][0]["content"][1]["text"], e["images"])] for e in ex[::max(1, len(ex) // 6)][:6]]
+        served_txt = [OpenAIChatPolicy(url, str(ckpt), max_tokens=16, temperature=0.0, timeout=60, retries=1).act(m) for m in msgs]
+        local_txt = [TransformersPolicy(ckpt, max_new_tokens=16).act(m) for m in msgs]
+        assert [t.strip() for t in served_txt] == [t.strip() for t in local_txt], (served_txt, local_txt)
+        assert len(set(local_txt)) > 1, local_txt            # the replies depend on the prompt: not one canned answer
         capsys.readouterr()
         rc = main([*common, "--out", str(tmp_path / "x.json"), "--option", f"policy={url}", "model=some/other-model"])
         err = [l for l in capsys.readouterr().err.splitlines() if l.strip()]

@@ -404,3 +404,56 @@ def test_hits_coincident_objects_tie_to_latest_whatever_the_float_noise():
         gui = GeoGUI(["A=(0,0)", f"B=({B[0]},{B[1] + 1e-15})", f"I=({I[0]},{I[1]})", "r=Ray(A,B)", "s=Segment(A,I)"], window)
         x, y = gui.view.world_to_pixel(I[0] * t, I[1] * t)
         assert gui.hits(x, y)["paths"][:2] == ["s", "r"], (B, I, t)
+
+
+# ---------------------------------------------------------------- incremental rendering (issue 15)
+@pytest.mark.parametrize("seed", range(8))
+def test_incremental_frames_equal_full_redraw(seed):
+    """Random sessions (tools through menus, draws on and near objects, drags, typed commands, dialogs, undo, Escape,
+    objects deleted and hidden from outside, pan/zoom, label modes): every incremental frame equals a full redraw,
+    and screenshots held across steps never change."""
+    import random
+    from guilab.geo.canvas import random_session
+    gui = GeoGUI(["A=(0,0)", "B=(4,0)", "C=(1,3)"], window=WIN, size=[(1280, 800), (1024, 640)][seed % 2])
+    held = []
+    for i, what in enumerate(random_session(gui, random.Random(100 + seed), 60)):
+        shot = gui.screenshot()
+        assert shot.flags.writeable is False
+        assert np.array_equal(shot, gui.render_full()), (seed, i, what)
+        if i % 5 == 0: held.append((shot, shot.copy()))
+    assert all(np.array_equal(s, c) for s, c in held)
+    assert gui._rc.stats["incremental"] > 0
+
+
+def test_incremental_repaints_only_the_new_object():
+    gui = GeoGUI(BASE + ["t1=Polygon(A,B,C)"], window=WIN)
+    gui.screenshot(); gui.select_tool("Point"); gui.screenshot()
+    before = gui._rc.stats["pixels"]
+    gui.draw_world(6.5, -2.0); shot = gui.screenshot()
+    assert 0 < gui._rc.stats["pixels"] - before < 60 * 60            # a point and its label, not the 1280x800 screen
+    assert np.array_equal(shot, gui.render_full())
+
+
+def test_screenshot_sharing_and_buffer_switch():
+    gui = GeoGUI(BASE, window=WIN)
+    s1 = gui.screenshot()
+    assert gui.screenshot() is s1                                    # unchanged screen: the same array
+    with pytest.raises(ValueError): s1[0, 0] = 0                     # read-only
+    keep = s1.copy(); part = s1[100:200]; del s1
+    gui.select_tool("Point"); gui.draw_world(6.5, -2.0)
+    s2 = gui.screenshot()
+    assert np.array_equal(part, keep[100:200])                       # a slice still held keeps its pixels
+    assert np.array_equal(s2, gui.render_full())
+    c = gui.clone(); assert c._rc is None and np.array_equal(c.screenshot(), s2)
+
+
+def test_view_changes_and_outside_changes_are_seen():
+    gui = GeoGUI(BASE, window=WIN)
+    gui.screenshot()
+    gui.set_window({"xmin": -4, "xmax": 10, "ymin": -5, "ymax": 8})    # zoom out
+    assert np.array_equal(gui.screenshot(), gui.render_full())
+    gui.construction.move("A", 1, 1)                                 # a kernel change made outside the GUI
+    assert np.array_equal(gui.screenshot(), gui.render_full())
+    gui.construction.remove("c"); gui.construction["g"].visible = False
+    assert np.array_equal(gui.screenshot(), gui.render_full())
+    with pytest.raises(ValueError): gui.set_window({"xmin": 1, "xmax": 1, "ymin": 0, "ymax": 1})

@@ -139,3 +139,17 @@ def test_render_modes():
     img = env.render()
     assert img.shape == (800, 1280, 3) and img.dtype == np.uint8 and img.max() == 255   # render() always renders
     with pytest.raises(ValueError): GeoCanvasEnv(render_mode="human")
+
+
+def test_rendered_observations_are_read_only_unshared_and_exact():
+    "Incremental screenshots in observations: read-only, never sharing memory with an earlier observation still held, equal to a full redraw."
+    env = GeoCanvasEnv(problem=PROB, max_steps=1000)
+    obs, _ = env.reset(seed=0)
+    env.action_space.seed(3)
+    kept = [obs]
+    for i in range(40):
+        obs, *_ = env.step(env.action_space.sample())
+        assert obs["screenshot"].flags.writeable is False
+        assert not any(np.shares_memory(obs["screenshot"], k["screenshot"]) for k in kept[-3:])
+        assert np.array_equal(obs["screenshot"], env.gui.render_full())
+        kept.append(obs)

@@ -57,7 +57,7 @@ def test_environment_yml_mirrors_pyproject():
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d)
     names = {re.split(r"[<>=\[ ]", s)[0].lower() for s in pip}
     od = cfg["project"]["optional-dependencies"]
-    want = cfg["project"]["dependencies"] + od["dev"] + od["browser"] + od["train"]
+    want = cfg["project"]["dependencies"] + od["dev"] + od["browser"] + od["train"] + od["apps"]
     missing = [s for s in want if re.split(r"[<>=\[ ]", s)[0].lower() not in names]
     assert not missing, f"environment.yml pip section lacks {missing}"
     assert "torch==2.13.0" in pip

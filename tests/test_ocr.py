@@ -75,3 +75,33 @@ def test_agents_registered_and_runnable():
         assert tr["status"] == "answer", name
         assert box[0] <= tr["point"][0] <= box[2] and box[1] <= tr["point"][1] <= box[3], (name, tr["point"], box)
     assert make("grounding/ocr")(smp, im, 0)["n_crops"] == 0
+
+
+def test_layout_zoom_reads_text_the_view_cannot():
+    """The layout policy's tiles reach text too small for the first view; its no-zoom counterpart, reading only the
+    view, cannot find it. Both never see the target box."""
+    from guilab.grounding.ocr import OCRLayoutPolicy, OCRLayoutZoomPolicy
+    im, box = _screen("Histogram", 2500, 1500, px=18)
+    ins = "Click 'Histogram' in the panel"
+    s0 = ZoomSession(im); t0 = run_episode(s0, ins, OCRLayoutPolicy(s0, ins, view_pixels=480 * 270))
+    s1 = ZoomSession(im); t1 = run_episode(s1, ins, OCRLayoutZoomPolicy(s1, ins, view_pixels=480 * 270))
+    assert t0["n_crops"] == 0 and not (box[0] <= t0["point"][0] <= box[2] and box[1] <= t0["point"][1] <= box[3])
+    assert t1["n_crops"] == 3 and t1["status"] == "answer"
+    assert box[0] <= t1["point"][0] <= box[2] and box[1] <= t1["point"][1] <= box[3], (t1["point"], box, t1["ocr_log"])
+    tiles = [c for c in t1["crops"] if c["turn"] == 0]
+    assert len(tiles) == 2 and tiles[0]["box_original"][0] == 0 and tiles[1]["box_original"][2] == 3840   # the whole width, in two tiles
+    assert t1["crops"][2]["scale"] == 4.0                                                                  # the last look is a full 4x
+
+
+def test_widget_beside_its_label():
+    "A checkbox left of its label and a close icon right of a tab title are answered, not the label."
+    from guilab.agents.base import make
+    im = Image.new("RGB", (3840, 2160), (246, 246, 246)); d = ImageDraw.Draw(im)
+    d.rectangle([1000, 600, 1030, 630], outline="black", width=3); d.text((1050, 598), "Show line numbers", font=font(30), fill="black")
+    d.text((2000, 100), "Notebook.ipynb", font=font(30), fill="black")
+    d.line([(2300, 105), (2324, 129)], fill="black", width=3); d.line([(2300, 129), (2324, 105)], fill="black", width=3)
+    for ins, box in [("Click the checkbox 'Show line numbers'", [996, 596, 1034, 634]), ("Click the close icon of the Notebook.ipynb tab", [2296, 101, 2328, 133])]:
+        smp = GroundingSample(id="w", img_filename="w.png", instruction=ins, bbox=box, img_size=[3840, 2160])
+        for name in ("ocr_layout", "ocr_layout_zoom"):
+            tr = make(name, namespace="grounding")(smp, im, 0)
+            assert box[0] <= tr["point"][0] <= box[2] and box[1] <= tr["point"][1] <= box[3], (name, ins, tr["point"], tr["ocr_log"])

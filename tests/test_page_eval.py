@@ -63,3 +63,29 @@ def test_pager_policies(euclid):
     bad = closed_loop_records(ag, t, probs)
     s = score(bad)
     assert s["format_errors"] == sum(len(x["steps"]) + 2 for tr in t for x in tr["tasks"]) and s["AA"] == 0 and s["TSR"] == 0
+
+
+def test_local_policy_records_identical_without_png_round_trip(euclid, tmp_path, monkeypatch):
+    """Issue 15: a local policy now gets the screenshot as a PIL image, pre-resized to the model's input size, instead
+    of a PNG data URI resized inside the processor. The evaluation records (replies, actions, scores) must not change:
+    a tiny Qwen3-VL of the trained size (random weights) evaluated both ways on the shortest problem, both modes."""
+    from guilab.agents import policies as P
+    from guilab.agents.tiny import build_tiny_vlm
+    from guilab.pagebench.suite import local_policy_records
+    probs, trajs = euclid
+    sub = sorted(trajs, key=lambda t: sum(len(s["steps"]) for s in t["tasks"]))[:1]
+    ck = build_tiny_vlm(tmp_path / "tiny", seed=0, loc_bins=64, image_size=320, tie_embeddings=False)
+    spec = {"agent": "pager", "options": {"policy": str(ck)}, "threads": 1, "max_new_tokens": 6}   # one thread: no batching
+    modes = ("closed_loop", "teacher_forced")
+    calls = []
+    orig = P._to_processor_messages
+    monkeypatch.setattr(P, "_to_processor_messages", lambda m, ip=None: calls.append([p["type"] for p in m[0]["content"]]) or orig(m, ip))
+    new = {m: local_policy_records(spec, sub, probs, m) for m in modes}
+    assert calls and all(c[0] == "image" for c in calls)                           # in-process images, no data URI
+    monkeypatch.setattr(P.TransformersPolicy, "accepts_images", False)             # before: PNG data URIs ...
+    monkeypatch.setattr(P, "processor_size_image", lambda img, ip: img)             # ... resized inside the processor
+    calls.clear()
+    old = {m: local_policy_records(spec, sub, probs, m) for m in modes}
+    assert calls and all(c[0] == "image_url" for c in calls)
+    assert new == old
+    assert sum(len(t["pred"]) for r in new["teacher_forced"] for t in r["tasks"]) > 0

@@ -137,3 +137,18 @@ def test_gallery_renders_in_chromium(smoke_run):
     assert imgs and all(w > 0 for _, w in imgs), [s for s, w in imgs if w == 0]
     assert links and all((out / h).is_file() for h in links), [h for h in links if not (out / h).is_file()]
     for system in ("PAGER", "LBS", "VLAA-GUI", "GraceBench"): assert any(system in t for t in h2), (system, h2)
+
+
+def test_gallery_lists_what_the_notebooks_write(smoke_run):
+    """Every gallery item that a notebook reproduces names at least one file that notebook really writes (a renamed
+    output would otherwise vanish from the gallery as 'not produced')."""
+    from guilab.reproduce import load_gallery
+    r, out = smoke_run
+    runs = json.loads((out / "manifest.json").read_text())["notebooks"]
+    g = load_gallery()
+    items = [it for s in g["seeds"] for it in s["items"]] + g.get("extras", [])
+    for it in items:
+        nb = it.get("notebook")
+        if not nb or it.get("status") == "not_reproducible" or runs.get(nb, {}).get("status") != "ok": continue
+        assert any((out / a).is_file() for a in it["artefacts"]), (it["item"], nb, it["artefacts"])
+        assert nb in runs, (it["item"], nb)

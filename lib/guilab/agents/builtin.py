@@ -20,6 +20,8 @@ register("grounding/oracle", "guilab.grounding.baselines:oracle_agent", "zooms o
 register("grounding/random", "guilab.grounding.baselines:random_agent", "random crops and answers (p_crop, p_refuse)")
 register("grounding/ocr", "guilab.grounding.ocr:ocr_single_agent", "OCR text match in one look at the screenshot")
 register("grounding/ocr_zoom", "guilab.grounding.ocr:ocr_zoom_agent", "OCR text match with agentic zoom-in (crop_image)")
+register("grounding/ocr_layout", "guilab.grounding.ocr:ocr_layout_agent", "OCR in one look with the widget rule (no-zoom counterpart of ocr_layout_zoom)")
+register("grounding/ocr_layout_zoom", "guilab.grounding.ocr:ocr_layout_zoom_agent", "OCR with layout-guided zoom: two gutter-split tiles, then a 4x window (3 crops)")
 
 # %% ../../../nbs/agents/01_builtin.ipynb #9a68c903
 # VLAA-GUI agents are registered here by the vlaa part.

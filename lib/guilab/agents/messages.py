@@ -10,7 +10,7 @@ from typing import Sequence
 from PIL import Image
 
 # %% auto #0
-__all__ = ['ROLES', 'image_to_data_uri', 'data_uri_to_image', 'user_message', 'check_messages']
+__all__ = ['ROLES', 'image_to_data_uri', 'data_uri_to_image', 'user_message', 'check_messages', 'to_wire']
 
 # %% ../../../nbs/agents/03_messages.ipynb #2cee0e9b
 ROLES = ("system", "user", "assistant", "tool")
@@ -51,12 +51,14 @@ def data_uri_to_image(uri: str) -> Image.Image:
 # %% ../../../nbs/agents/03_messages.ipynb #641328f5
 def user_message(text: str,          # the instruction
                  images: Sequence = (), # PIL images (or data URIs), placed before the text
+                 inline: bool = False,  # keep PIL images as in-process `image` parts (no PNG encoding; local policies only)
                 ) -> dict:
     "An OpenAI user message: image parts first (Qwen-VL convention), then the text part."
     if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
     if isinstance(images, (Image.Image, str)): images = [images]
     parts = []
     for im in images:
+        if inline and isinstance(im, Image.Image): parts.append({"type": "image", "image": im}); continue
         url = im if isinstance(im, str) else image_to_data_uri(im)
         if isinstance(im, str): data_uri_to_image(im)  # validate
         parts.append({"type": "image_url", "image_url": {"url": url}})
@@ -78,6 +80,18 @@ def check_messages(messages: list[dict]) -> list[dict]:
             t = p.get("type") if isinstance(p, dict) else None
             if t == "text" and isinstance(p.get("text"), str): continue
             if t == "image_url" and isinstance(p.get("image_url"), dict) and isinstance(p["image_url"].get("url"), str): continue
-            raise ValueError(f"message {i} part {j}: expected {{'type':'text','text':str}} or "
-                             f"{{'type':'image_url','image_url':{{'url':str}}}}, got {str(p)[:80]}")
+            if t == "image" and isinstance(p.get("image"), Image.Image): continue
+            raise ValueError(f"message {i} part {j}: expected {{'type':'text','text':str}}, "
+                             f"{{'type':'image_url','image_url':{{'url':str}}}} or {{'type':'image','image':PIL image}}, got {str(p)[:80]}")
     return messages
+
+def to_wire(messages: list[dict]) -> list[dict]:
+    "The messages with every in-process `image` part encoded as a PNG data-URI `image_url` part (new dicts where changed; the input is not modified)."
+    out = []
+    for m in messages:
+        c = m.get("content") if isinstance(m, dict) else None
+        if isinstance(c, list) and any(isinstance(p, dict) and p.get("type") == "image" for p in c):
+            m = {**m, "content": [{"type": "image_url", "image_url": {"url": image_to_data_uri(p["image"])}}
+                                  if isinstance(p, dict) and p.get("type") == "image" else p for p in c]}
+        out.append(m)
+    return out

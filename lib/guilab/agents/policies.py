@@ -13,13 +13,13 @@ from PIL import Image
 
 from .base import Policy
 from .grammar import Grammar, resolve_grammar
-from .messages import ROLES, check_messages, data_uri_to_image, image_to_data_uri, user_message
+from .messages import ROLES, check_messages, data_uri_to_image, image_to_data_uri, to_wire, user_message
 
 _log = logging.getLogger(__name__)
 
 # %% auto #0
-__all__ = ['CHAT_STRIP_TOKENS', 'PolicyError', 'EndpointError', 'render_tool_calls', 'OpenAIChatPolicy', 'TransformersPolicy',
-           'BatchingPolicy', 'serve_transformers', 'make_policy', 'policy_info']
+__all__ = ['CHAT_STRIP_TOKENS', 'PolicyError', 'EndpointError', 'render_tool_calls', 'OpenAIChatPolicy', 'processor_size_image',
+           'TransformersPolicy', 'BatchingPolicy', 'serve_transformers', 'make_policy', 'policy_info']
 
 # %% ../../../nbs/agents/04_policies.ipynb #96ca5e24
 class PolicyError(RuntimeError):
@@ -87,7 +87,7 @@ class OpenAIChatPolicy(Policy):
     def act(self, messages: list[dict], tools: list[dict] | None = None) -> str:
         "Reply text (content, then any tool calls rendered by `render_tool_calls`)."
         import openai
-        check_messages(messages)
+        messages = to_wire(check_messages(messages))   # in-process image parts travel as PNG data URIs
         kw = dict(model=self.model, messages=list(messages), temperature=self.temperature, max_tokens=self.max_tokens)
         if tools: kw["tools"] = tools
         if self.extra_body: kw["extra_body"] = self.extra_body
@@ -124,8 +124,24 @@ CHAT_STRIP_TOKENS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|vision_st
                      "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>")
 "Chat special tokens removed from a decoded reply (location tokens and tool-call tags are kept)."
 
-def _to_processor_messages(messages: list[dict]) -> list[dict]:
-    "OpenAI messages -> processor chat messages with decoded PIL images (new dicts; the input is not changed)."
+def processor_size_image(img: Image.Image,  # an RGB image (a screenshot)
+                         image_processor,     # the processor's image processor
+                        ) -> Image.Image:
+    """`img` resized exactly as Qwen2-VL's PIL image processor would resize it (its `smart_resize` target, its
+    resampling), so that the processor's own resize becomes the identity: the same `pixel_values`, without the
+    processor's numpy/PIL round trips of a full 1280×800 screenshot. Any other image processor: `img` unchanged."""
+    ip = image_processor
+    if type(ip).__name__ != "Qwen2VLImageProcessorPil" or not getattr(ip, "do_resize", False): return img
+    smart_resize = sys.modules[type(ip).__module__].smart_resize
+    h, w = smart_resize(img.height, img.width, factor=ip.patch_size * ip.merge_size,
+                        min_pixels=ip.size["shortest_edge"], max_pixels=ip.size["longest_edge"])
+    return img if (w, h) == img.size else img.resize((w, h), Image.Resampling(int(ip.resample)))
+
+def _to_processor_messages(messages: list[dict], image_processor=None) -> list[dict]:
+    """OpenAI messages -> processor chat messages with PIL images: data URIs decoded, in-process `image` parts passed
+    as they are (RGB), both resized to the model's input size first when `image_processor` is given
+    (`processor_size_image`); new dicts, the input is not changed."""
+    fit = (lambda im: processor_size_image(im, image_processor)) if image_processor is not None else (lambda im: im)
     out = []
     for i, m in enumerate(check_messages(messages)):
         n = {k: v for k, v in m.items() if k != "content"}
@@ -134,11 +150,13 @@ def _to_processor_messages(messages: list[dict]) -> list[dict]:
             parts = []
             for p in c:
                 if p["type"] == "text": parts.append({"type": "text", "text": p["text"]})
+                elif p["type"] == "image":   # no PNG round trip: the very pixels the renderer produced
+                    im = p["image"]; parts.append({"type": "image", "image": fit(im if im.mode == "RGB" else im.convert("RGB"))})
                 else:
                     url = p["image_url"]["url"]
                     if not url.startswith("data:"):
                         raise PolicyError(f"message {i}: only data: image URIs are supported locally (no network), got {url[:40]!r}")
-                    parts.append({"type": "image", "image": data_uri_to_image(url).convert("RGB")})
+                    parts.append({"type": "image", "image": fit(data_uri_to_image(url).convert("RGB"))})
             c = parts
         n["content"] = c if c is not None else ""
         out.append(n)
@@ -147,7 +165,9 @@ def _to_processor_messages(messages: list[dict]) -> list[dict]:
 class TransformersPolicy(Policy):
     """A local VLM folder run with transformers, greedy. Tiny folders (`guilab.agents.tiny`) load with
     `load_tiny_vlm`; others with `AutoModelForImageTextToText` + `AutoProcessor` (local files only).
-    Raises `FileNotFoundError` for a missing folder and `PolicyError` when no image processor can be loaded."""
+    Raises `FileNotFoundError` for a missing folder and `PolicyError` when no image processor can be loaded.
+    Takes in-process image parts (`accepts_images`): callers may skip the PNG data URI."""
+    accepts_images = True   # `user_message(..., inline=True)` parts reach the processor as they are
     def __init__(self, model_dir,                # local model folder
                  device: str = "cpu",           # torch device
                  max_new_tokens: int = 256,      # reply length limit (tokens)
@@ -181,7 +201,7 @@ class TransformersPolicy(Policy):
     def act(self, messages: list[dict], tools: list[dict] | None = None) -> str:
         "Greedy reply; chat special tokens stripped, everything else (location tokens, `<tool_call>`) kept."
         import torch
-        conv = _to_processor_messages(messages)
+        conv = _to_processor_messages(messages, self.processor.image_processor)
         with self._lock: return self._act(conv, tools)
 
     def _act(self, conv, tools):
@@ -200,7 +220,7 @@ class TransformersPolicy(Policy):
         by one, up to floating-point ties; much faster per reply on a CPU). Returns one string per conversation."""
         import torch
         if not batch: return []
-        convs = [_to_processor_messages(m) for m in batch]
+        convs = [_to_processor_messages(m, self.processor.image_processor) for m in batch]
         texts = [self.processor.apply_chat_template(c, tools=tools, add_generation_prompt=True, tokenize=False) for c in convs]
         imgs = [[p["image"] for m in c if isinstance(m.get("content"), list) for p in m["content"] if p["type"] == "image"] for c in convs]
         with self._lock: return self._act_batch(convs, texts, imgs)

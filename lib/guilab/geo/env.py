@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/geo/02_env.ipynb #b3928cef
 from __future__ import annotations
-import math
+import math, weakref
 
 import gymnasium as gym
 import numpy as np
@@ -97,7 +97,13 @@ class GeoCanvasEnv(gym.Env):
 
     def _obs(self) -> dict:
         g = self.gui
-        shot = g.screenshot() if self.render_screens else np.zeros((g.height, g.width, 3), np.uint8)
+        if self.render_screens:
+            shot = g.screenshot()      # a new array whenever the screen changed; the same one while it did not
+            last = getattr(self, "_last_shot", None)
+            if last is not None and last() is shot:                         # Gymnasium: no memory shared between observations
+                shot = np.array(shot); shot.flags.writeable = False
+            else: self._last_shot = weakref.ref(shot)                        # (a weak reference: holding it would force a buffer switch)
+        else: shot = np.zeros((g.height, g.width, 3), np.uint8)
         return {"screenshot": shot, "tool": np.int64(g.mode), "input_text": g.texts["input"],
                 "dialog_text": g.texts["dialog"], "focus": np.int64({None: 0, "input": 1, "dialog": 2}[g.focus])}
 

@@ -704,13 +704,20 @@ def _path_param(o, x, y):
 
 # %% ../../../nbs/geo/00_kernel.ipynb #9795ded4
 class _Algo:
-    __slots__ = ("name", "args", "inputs", "outputs", "fn", "param", "nums", "index", "hints", "nested", "consumer", "born")
+    __slots__ = ("name", "args", "inputs", "outputs", "fn", "param", "nums", "index", "hints", "nested", "consumer", "born", "text")
     def __init__(self, name, args, inputs, fn, param=None, nums=()):
         self.name, self.args, self.inputs, self.fn, self.param, self.nums = name, args, inputs, fn, param, nums
         self.outputs, self.index, self.hints, self.nested, self.consumer, self.born = [], -1, None, None, None, []
+        self.text = None   # (param, args, text): the last command text, valid while param and args are the same objects
 
     def command(self, inline: dict | None = None) -> str:
         "The command text; `inline` maps labels of auxiliary objects to their algorithms, written nested."
+        if inline and self.nested: return self._command(inline)
+        t = self.text                     # moves and renames replace `param` / `args`, never mutate them
+        if t is None or t[0] is not self.param or t[1] is not self.args: t = self.text = (self.param, self.args, self._command(None))
+        return t[2]
+
+    def _command(self, inline):
         if self.name == "_point": return f"({fmt_number(self.param[0])},{fmt_number(self.param[1])})"
         if self.name == "_number": return fmt_number(self.param)
         if self.name in ("_eq", "_func"): return self.param[0]
@@ -1822,6 +1829,8 @@ class Construction:
         self._nlabels = 0            # labels given to the command being built (variable-count outputs)
         self._reserved: set = set()  # labels given to the commands being built (auxiliary labels avoid them)
         self._nest = 0               # nesting depth of the command being built
+        self._rev = 0                # bumped by every public change (add, move, set_value, remove): `to_commands` cache key
+        self._cmds = None            # (revision, commands) of the last `to_commands`
 
     # ----- building --------------------------------------------------------------------------------------
     @classmethod
@@ -1934,7 +1943,7 @@ class Construction:
         except (RecursionError, OverflowError) as e:              # sizes beyond what float64 / the evaluator handle
             self._rollback(mark)
             raise GeoCommandError(cmd, off, f"cannot build {body.strip()[:60]!r}: {type(e).__name__}: {e}") from None
-        finally: self._nlabels, self._reserved = saved
+        finally: self._nlabels, self._reserved = saved; self._rev += 1
 
     def _expr(self, cmd, text, pos, variables=("x", "y")):
         try:
@@ -2110,7 +2119,7 @@ class Construction:
     def move(self, label: str, x: float, y: float) -> None:
         """Move free point `label` to world (x, y), or a point on an object to the projection of (x, y) on its path;
         recomputes every dependent. Raises `GeoCommandError` when `label` is not movable (or its path is undefined)."""
-        o = self._get(label); al = o.algo
+        o = self._get(label); al = o.algo; self._rev += 1
         if not (math.isfinite(x) and math.isfinite(y)): raise GeoCommandError(f"move({label})", 0, f"coordinates must be finite numbers, got ({x}, {y})")
         if al.name == "_point": al.param = (float(x), float(y))
         elif al.name == "Point" and o.kind == "point":
@@ -2122,14 +2131,14 @@ class Construction:
 
     def set_value(self, label: str, v: float) -> None:
         "Set free number `label` to `v` and recompute its dependents; `GeoCommandError` if it is not a free number."
-        o = self._get(label)
+        o = self._get(label); self._rev += 1
         if o.algo.name != "_number": raise GeoCommandError(f"set_value({label})", 0, f"{label} is not a free number")
         if not math.isfinite(v): raise GeoCommandError(f"set_value({label})", 0, f"value must be a finite number, got {v}")
         o.algo.param = float(v); self._update(o.algo)
 
     def remove(self, label: str) -> list[str]:
         "Delete the command that made `label` and everything depending on it (as GeoGebra's delete); returns the removed labels."
-        al = self._get(label).algo
+        al = self._get(label).algo; self._rev += 1
         dead = [al] + self._chain(al)
         ids = set(map(id, dead))
         gone = [o.label for b in dead for o in b.outputs]
@@ -2228,7 +2237,12 @@ class Construction:
         """Commands that rebuild this construction with `from_commands` (same labels, same geometry): free points as
         `A=(x,y)` with repr-exact floats; a multi-output command as `label=Cmd(...)` when automatic labelling
         reproduces its other labels, else `{l1,l2,...}=Cmd(...)`. Auxiliary objects are written nested in the command
-        that uses them when replaying gives them the same labels, else as commands of their own (then visible)."""
+        that uses them when replaying gives them the same labels, else as commands of their own (then visible).
+        Cached until the next `add`, `move`, `set_value` or `remove` (a new list each call)."""
+        if self._cmds is None or self._cmds[0] != self._rev: self._cmds = (self._rev, tuple(self._to_commands()))
+        return list(self._cmds[1])
+
+    def _to_commands(self) -> list[str]:
         if any(al.born != [o.label for o in al.outputs] for al in self._algos):   # renamed auxiliary objects
             out = self._commands(born=True)         # all nested: replay renames them the same way; check it does
             try:

@@ -52,17 +52,26 @@ def _cmd_merge(a) -> int:
     return 0
 
 def _cmd_capture(a) -> int:
-    try: from guilab.grounding.sources import capture_jupyterlab
+    try:
+        from guilab.grounding.sources import capture_jupyterlab
+        from guilab.grounding.apps import app_specs, capture_apps
     except ImportError as e:
         print(f"guilab grounding capture: not available ({e})", file=sys.stderr); return 2
-    res = capture_jupyterlab(out=a.out)
-    if res is not None: print(res)
+    apps = list(app_specs()) if a.apps == ["all"] else list(a.apps or [])
+    unknown = [x for x in apps if x not in app_specs()]
+    if unknown: raise ValueError(f"--apps: unknown applications {unknown}; known: {list(app_specs())} or all")
+    if not a.no_jupyterlab:
+        res = capture_jupyterlab(out=a.out)
+        if res is not None: print(res)
+    if apps: capture_apps(a.out, apps)
     return 0
 
 def add_capture_cli(gsub) -> argparse.ArgumentParser:
-    "The `capture` sub-command (its options belong to `guilab.grounding.sources.capture_jupyterlab`)."
-    c = gsub.add_parser("capture", help="capture real-app screenshots (JupyterLab) with element boxes, ScreenSpot-Pro format")
+    "The `capture` sub-command (its options belong to `capture_jupyterlab` and `guilab.grounding.apps.capture_apps`)."
+    c = gsub.add_parser("capture", help="capture real-app screenshots (JupyterLab, --apps more) with element boxes, ScreenSpot-Pro format")
     c.add_argument("--out", required=True, help="output folder")
+    c.add_argument("--apps", nargs="+", metavar="NAME", help="also these real web applications (guilab.grounding.apps), or 'all'")
+    c.add_argument("--no-jupyterlab", action="store_true", help="skip the JupyterLab capture")
     c.set_defaults(func=_cmd_capture)
     return c
 

@@ -19,7 +19,8 @@ from .zoom import (ORIGINAL_NAME, CropAction, ZoomSession, run_episode, MAX_TURN
 # %% auto #0
 __all__ = ['TESSERACT', 'CACHE_SIZE', 'STOPWORDS', 'VIEW_PIXELS', 'OCRUnavailable', 'Token', 'ocr_tokens', 'group_lines',
            'instruction_phrases', 'Match', 'find_phrase', 'ocr_grounder', 'view_scale', 'OCRPolicy', 'OCRZoomPolicy',
-           'ocr_agent', 'ocr_single_agent', 'ocr_zoom_agent']
+           'layout_cut', 'widget_side', 'beside_blob', 'label_box', 'OCRLayoutPolicy', 'OCRLayoutZoomPolicy',
+           'ocr_agent', 'ocr_single_agent', 'ocr_zoom_agent', 'ocr_layout_agent', 'ocr_layout_zoom_agent']
 
 # %% ../../../nbs/grounding/05_ocr.ipynb #282e4b11
 TESSERACT = shutil.which("tesseract") or "/usr/bin/tesseract"
@@ -246,11 +247,11 @@ class OCRZoomPolicy(OCRPolicy):
         self.crop_best: Match | None = None
         self.phase = "start"
 
-    def _window(self, m: Match) -> CropAction:
-        "A crop of the original centred on a candidate, `window` large (at least 3× the candidate), in [0,1000]."
+    def _window(self, m: Match, spread: float = 3.0) -> CropAction:
+        "A crop of the original centred on a candidate, `window` large (at least `spread` × the candidate), in [0,1000]."
         W, H = self.s.size
         cx, cy = _centre(m.box)
-        w = min(W, max(self.window[0], 3 * (m.box[2] - m.box[0]))); h = min(H, max(self.window[1], 3 * (m.box[3] - m.box[1])))
+        w = min(W, max(self.window[0], spread * (m.box[2] - m.box[0]))); h = min(H, max(self.window[1], spread * (m.box[3] - m.box[1])))
         x1 = min(max(0.0, cx - w / 2), W - w); y1 = min(max(0.0, cy - h / 2), H - h)
         n = [math.floor(x1 / W * NORM * 100) / 100, math.floor(y1 / H * NORM * 100) / 100,
              math.ceil((x1 + w) / W * NORM * 100) / 100, math.ceil((y1 + h) / H * NORM * 100) / 100]
@@ -311,21 +312,213 @@ class OCRZoomPolicy(OCRPolicy):
             return _answer(W / 2, H / 2, W, H, "Not found after zooming; guessing the centre.")
         return _answer(*_centre(m.box), W, H, f"Read '{m.text}' (similarity {m.ratio:.2f}) in the enlarged crop.")
 
-# %% ../../../nbs/grounding/05_ocr.ipynb #794fef37
-def ocr_agent(zoom: bool = False,                       # agentic zoom (OCRZoomPolicy) or a single look (OCRPolicy)
+# %% ../../../nbs/grounding/05_ocr.ipynb #2070b66e
+def layout_cut(view: Image.Image,            # the first (downscaled) view of the screenshot
+               lo: float = 0.35, hi: float = 0.65,   # search the cut between these fractions of the width
+               thresh: int = 24,             # a pixel is ink when its horizontal or vertical grey-level step exceeds this
+               smooth: int = 5,              # box-filter width (view pixels) of the column profile
+              ) -> float:
+    """The x position (fraction of the width, in [lo, hi]) of the emptiest vertical gutter of `view`: the column
+    whose box-filtered count of ink pixels is lowest. This is one whitespace cut of the recursive X-Y cut page
+    segmentation (Nagy & Seth 1984, "Hierarchical representation of optically scanned documents"): a cut through
+    a gutter between panels splits no text line, so each tile holds whole words. Ties go to the column nearest
+    the middle. Reads only pixels of the view (never a target)."""
+    g = np.asarray(view.convert("L"), dtype=np.int16)
+    ink = np.zeros(g.shape, bool)
+    ink[:, 1:] |= np.abs(np.diff(g, axis=1)) > thresh
+    ink[1:, :] |= np.abs(np.diff(g, axis=0)) > thresh
+    prof = ink.sum(axis=0).astype(float)
+    if smooth > 1: prof = np.convolve(prof, np.ones(smooth) / smooth, mode="same")
+    W = g.shape[1]
+    a, b = max(0, int(lo * W)), min(W, int(math.ceil(hi * W)))
+    seg = prof[a:b]
+    cand = np.flatnonzero(seg <= seg.min() + 1e-9) + a
+    return float(cand[np.argmin(np.abs(cand - (W - 1) / 2))] / (W - 1)) if len(cand) else 0.5
+
+# %% ../../../nbs/grounding/05_ocr.ipynb #2fe98bfc
+_CLOSE = re.compile(r"\bclose (?:icon|button|cross)\b|\bclose\b.*\btab\b", re.I)
+_CHECK = re.compile(r"\bcheck ?box(?:es)?\b|\bradio\b|\btoggle\b", re.I)
+
+def widget_side(instruction: str) -> str | None:
+    """Where the named widget sits relative to its printed label, from the instruction's words: "right" for a
+    close icon/button of a tab (JupyterLab, VS Code, browsers put the × after the title), "left" for a checkbox,
+    radio button or toggle (the box precedes its label in Western UI layouts, W3C WAI-ARIA APG checkbox pattern),
+    else None (the label itself is the target)."""
+    if _CLOSE.search(instruction): return "right"
+    if _CHECK.search(instruction): return "left"
+    return None
+
+def beside_blob(image: Image.Image,          # the image the label was read on
+                box: list,                   # the label's box [x1,y1,x2,y2] in `image` pixels
+                side: str,                   # "right" or "left" of the label
+                reach: float | None = None,  # search this many label heights beyond the label's edge (None: 8 right, 4 left)
+                thresh: int = 40,            # grey-level step that counts as ink
+               ) -> list | None:
+    """The box (in `image` pixels) of the nearest compact ink blob beside a label: the connected component of ink
+    pixels (dilated by 0.08 label heights, then scipy.ndimage.label, 8-connected) within `reach` label heights to `side` of `box`, vertically
+    overlapping the label's middle half, not wider or taller than 2 label heights (OCR boxes hug the letters) and at least 0.3 of one (and 3 px), nearest
+    first. `None` when there is none. Both layout policies run it on the first view (on 4× crops, tried first, anti-aliased
+    strokes of the label itself passed as blobs more often)."""
+    from scipy import ndimage
+    x1, y1, x2, y2 = box; h = max(1.0, y2 - y1); W, H = image.size
+    reach = reach if reach is not None else (8.0 if side == "right" else 4.0)   # a tab's × sits at the tab's end, past its padding
+    sx1, sx2 = (x2, x2 + reach * h) if side == "right" else (x1 - reach * h, x1)
+    sy1, sy2 = y1 - 0.5 * h, y2 + 0.5 * h
+    ix1, iy1, ix2, iy2 = max(0, int(sx1)), max(0, int(sy1)), min(W, int(math.ceil(sx2))), min(H, int(math.ceil(sy2)))
+    if ix2 - ix1 < 3 or iy2 - iy1 < 3: return None
+    g = np.asarray(image.crop((ix1, iy1, ix2, iy2)).convert("L"), dtype=np.int16)
+    ink = np.zeros(g.shape, bool)
+    ink[:, 1:] |= np.abs(np.diff(g, axis=1)) > thresh
+    ink[1:, :] |= np.abs(np.diff(g, axis=0)) > thresh
+    it = max(1, round(0.08 * h)); ink = ndimage.binary_dilation(ink, iterations=it)   # join the pieces of one glyph (a ring's anti-aliased corners, a tick inside a box)
+    lab, n = ndimage.label(ink, structure=np.ones((3, 3)))
+    best, bd = None, None
+    mid1, mid2 = y1 + 0.25 * h, y2 - 0.25 * h
+    for k, sl in enumerate(ndimage.find_objects(lab), 1):
+        if sl is None: continue
+        bx1, bx2 = ix1 + sl[1].start, ix1 + sl[1].stop; by1, by2 = iy1 + sl[0].start, iy1 + sl[0].stop
+        bw, bh = bx2 - bx1, by2 - by1
+        if max(bw, bh) < max(3, 0.3 * h) or bw > 2 * h + 2 * it or bh > 2 * h + 2 * it or by2 < mid1 or by1 > mid2: continue
+        d = bx1 - x2 if side == "right" else x1 - bx2
+        if d < 0.05 * h: continue                 # a blob touching the label is a piece of it
+        if bd is None or d < bd: best, bd = [float(bx1 + it), float(by1 + it), float(bx2 - it), float(by2 - it)], d   # undo the dilation
+    return best
+
+def label_box(m: Match) -> list:
+    """The box of a match's letters: OCR often reads a widget glyph as a symbol glued to the label ('@Show', '= README.md');
+    leading / trailing non-word characters are cut off the box in proportion to their share of the text."""
+    t = m.text; n = max(1, len(t))
+    lead = len(t) - len(t.lstrip("@={}[]()<>|*#~^°©®«»•·-—_.,:;'\"‘’“”!?/\\ "))
+    trail = len(t) - len(t.rstrip("@={}[]()<>|*#~^°©®«»•·-—_.,:;'\"‘’“”!?/\\ "))
+    x1, y1, x2, y2 = m.box; w = x2 - x1
+    return [x1 + w * lead / n, y1, x2 - w * trail / n, y2] if lead + trail < n else list(m.box)
+
+# %% ../../../nbs/grounding/05_ocr.ipynb #3c7ab83e
+def _to_original(c, box: list) -> list:
+    "A box in the pixels of crop `c` -> original pixels."
+    bx1, by1, bx2, by2 = c.box_original; cw, ch = c.size
+    sx, sy = (bx2 - bx1) / cw, (by2 - by1) / ch
+    return [bx1 + box[0] * sx, by1 + box[1] * sy, bx1 + box[2] * sx, by1 + box[3] * sy]
+
+def _to_crop(c, box: list) -> list:
+    "A box in original pixels -> the pixels of crop `c` (the inverse of `_to_original`)."
+    bx1, by1, bx2, by2 = c.box_original; cw, ch = c.size
+    sx, sy = cw / (bx2 - bx1), ch / (by2 - by1)
+    return [(box[0] - bx1) * sx, (box[1] - by1) * sy, (box[2] - bx1) * sx, (box[3] - by1) * sy]
+
+class OCRLayoutPolicy(OCRPolicy):
+    """The no-zoom counterpart of `OCRLayoutZoomPolicy`: one reading of the downscaled view, the same matching and the
+    same widget rule (`widget_side` / `beside_blob`, applied on the view), one answer. Differs from `OCRPolicy` only
+    by the widget rule."""
+    def _widget(self, m: Match, image: Image.Image, box: list) -> list | None:
+        side = widget_side(self.instruction)
+        return beside_blob(image, box, side) if side else None
+
+    def __call__(self, messages: list[dict]) -> str:
+        W, H = self.s.size
+        toks, sc = self.read_view()
+        m = self.ground(toks)
+        self.log.append({"step": "view", "match": m.text if m else None})
+        if m is None:
+            return _answer(W / 2, H / 2, W, H, f"OCR found no phrase of {instruction_phrases(self.instruction)} at scale {sc:.2f}; guessing the centre.")
+        im = self.s[self.s.original].image
+        view = im if sc == 1 else im.resize((max(1, round(im.width * sc)), max(1, round(im.height * sc))), Image.Resampling.LANCZOS)
+        b = self._widget(m, view, [v * sc for v in label_box(m)])
+        if b is not None:
+            self.log[-1]["widget"] = widget_side(self.instruction)
+            return _answer(*_centre([v / sc for v in b]), W, H, f"The widget beside '{m.text}' on the view.")
+        return _answer(*_centre(m.box), W, H, f"OCR read '{m.text}' (similarity {m.ratio:.2f}) at scale {sc:.2f}.")
+
+# %% ../../../nbs/grounding/05_ocr.ipynb #9f2e39cc
+class OCRLayoutZoomPolicy(OCRZoomPolicy):
+    """OCR with layout-guided zoom (coarse-to-fine, 3 crops): turn 1 crops two tiles split at the view's emptiest
+    central gutter (`layout_cut`); turn 2 crops a 4×-sized `window` around the best match in tiles and view; the
+    answer is the 4× re-reading's match, or the widget beside it (`widget_side`, `beside_blob` on the first view, as in
+    the no-zoom `OCRLayoutPolicy`), else
+    the earlier best match, else the screen centre. Replies use [0,1000] coordinates of the original; boxes inside
+    are original pixels. Never reads the target."""
+    def __init__(self, session: ZoomSession, instruction: str, view_pixels: int | None = VIEW_PIXELS,
+                 min_ratio: float = 0.75, psm: int = 11, fallback_ratio: float = 0.55,
+                 window: tuple[float, float] = (640, 360),   # 4x window around the best match, original pixels (640x360x16 <= 4 MP)
+                 overlap: float = 0.02,                      # each tile reaches this fraction of the width past the cut
+                 tile_read_zoom: float = 1.0,                # tiles are read at up to this many times the original's resolution (never upsampled)
+                 crop_read_zoom: float = 4.0):               # the window crop is read at up to this many times the original's resolution
+        super().__init__(session, instruction, view_pixels, min_ratio, psm, fallback_ratio, window, crop_read_zoom)
+        self.overlap, self.tile_read_zoom = overlap, tile_read_zoom
+        self.best: Match | None = None
+
+    def _read_in(self, name: str, zoom: float) -> Match | None:
+        "The best match on one crop read at `zoom` × the original's resolution (capped at the crop's own); box in the crop's pixels."
+        c = self.s[name]
+        return self.ground(ocr_tokens(c.image, scale=min(1.0, zoom / c.scale), psm=self.psm))
+
+    def __call__(self, messages: list[dict]) -> str:
+        W, H = self.s.size
+        if self.phase == "start":
+            toks, sc = self.read_view()
+            self.view_best = self.ground(toks)
+            im = self.s[self.s.original].image
+            view = im if sc == 1 else im.resize((max(1, round(im.width * sc)), max(1, round(im.height * sc))), Image.Resampling.LANCZOS)
+            cut = layout_cut(view)
+            a = max(0.0, math.floor((cut - self.overlap) * NORM * 100) / 100); b = min(float(NORM), math.ceil((cut + self.overlap) * NORM * 100) / 100)
+            self.phase = "tiles"
+            self.log.append({"step": "view", "match": self.view_best.text if self.view_best else None, "cut": round(cut, 4)})
+            return (f"Layout: the emptiest gutter of the view is at x = {cut * NORM:.0f}/1000; reading both sides at full resolution.\n"
+                    + CropAction(self.s.original, 0, 0, b, 1000).call() + "\n" + CropAction(self.s.original, a, 0, 1000, 1000).call())
+        new = [c.path for c in self.s.crops if c.turn == max(c.turn for c in self.s.crops)] if self.s.crops else []
+        if self.phase == "tiles":
+            found = []
+            for nm in new:
+                m = self._read_in(nm, self.tile_read_zoom)
+                if m is not None: m.box = _to_original(self.s[nm], m.box); found.append(m)
+            cands = found + ([self.view_best] if self.view_best is not None else [])
+            self.best = max(cands, key=lambda x: (x.score, x is not self.view_best)) if cands else None
+            self.log.append({"step": "tiles", "crops": new, "match": self.best.text if self.best else None})
+            if self.best is None:
+                return _answer(W / 2, H / 2, W, H, "No phrase found in the view or the tiles; guessing the centre.")
+            if self.s.crops_left <= 0:
+                return _answer(*_centre(self.best.box), W, H, f"Read '{self.best.text}'; no crop left to refine.")
+            self.phase = "refine"
+            side = widget_side(self.instruction)
+            x1, y1, x2, y2 = label_box(self.best); h = y2 - y1
+            if side == "right": x2 += 8 * h                  # the window also covers where the widget must be (beside_blob's reach)
+            elif side == "left": x1 -= 4 * h
+            target = Match(self.best.phrase, self.best.text, self.best.score, self.best.ratio, [x1, y1, x2, y2], self.best.line)
+            return f"Best match '{self.best.text}' (similarity {self.best.ratio:.2f}); zooming in 4x.\n" + self._window(target, spread=1.25).call()
+        c = self.s[new[0]]
+        m = self._read_in(c.path, self.crop_read_zoom)
+        side = widget_side(self.instruction)
+        self.log.append({"step": "refine", "crops": new, "match": m.text if m else None})
+        if m is None or m.score < self.best.score - 0.1:      # not confirmed: the tile match, in this crop's pixels
+            ans, lbox = _to_crop(c, self.best.box), _to_crop(c, label_box(self.best))
+            why = f"The 4x crop did not confirm it; using the tile match '{self.best.text}'"
+        else:
+            ans, lbox, why = m.box, label_box(m), f"Read '{m.text}' (similarity {m.ratio:.2f}) in the 4x crop"
+        if side:   # the widget rule runs on the first view, exactly as in OCRLayoutPolicy (only the label's box comes from the zoomed reading)
+            sc = view_scale(self.s.size, self.view_pixels); im = self.s[self.s.original].image
+            view = im if sc == 1 else im.resize((max(1, round(im.width * sc)), max(1, round(im.height * sc))), Image.Resampling.LANCZOS)
+            b = beside_blob(view, [v * sc for v in _to_original(c, lbox)], side)
+            if b is not None:
+                self.log[-1]["widget"] = side
+                return _answer(*_centre([v / sc for v in b]), W, H, f"{why}; the widget {side} of it on the view.")
+        return _answer(*_centre(_to_original(c, ans)), W, H, why + ".")
+
+# %% ../../../nbs/grounding/05_ocr.ipynb #96c6ee48
+def ocr_agent(zoom: bool = False,                       # agentic zoom or a single look
               view_pixels: int | None = VIEW_PIXELS,    # pixel budget of the first look; None: full resolution
               min_ratio: float = 0.75,
               max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES,
+              *, layout: bool = False,                  # layout policies (OCRLayoutPolicy / OCRLayoutZoomPolicy) instead of OCRPolicy / OCRZoomPolicy
               **policy_options) -> Callable:
     "A grounding agent `agent(sample, image, seed) -> trajectory` running the OCR policy through `run_episode`."
-    cls = OCRZoomPolicy if zoom else OCRPolicy
+    cls = {(False, False): OCRPolicy, (True, False): OCRZoomPolicy, (False, True): OCRLayoutPolicy, (True, True): OCRLayoutZoomPolicy}[(bool(zoom), bool(layout))]
     def agent(sample: GroundingSample, image: Image.Image, seed: int = 0) -> dict:
         s = ZoomSession(image)
         pol = cls(s, sample.instruction, view_pixels=view_pixels, min_ratio=min_ratio, **policy_options)
         tr = run_episode(s, sample.instruction, pol, max_turns=max_turns, format_retries=format_retries, encode_images=False)
         tr["ocr_log"] = pol.log
         return tr
-    agent.agent_name = f"ocr{'_zoom' if zoom else ''}" + ("" if view_pixels == VIEW_PIXELS else f"@{view_pixels or 'full'}")
+    agent.agent_name = f"ocr{'_layout' if layout else ''}{'_zoom' if zoom else ''}" + ("" if view_pixels == VIEW_PIXELS else f"@{view_pixels or 'full'}")
     return agent
 
 def ocr_single_agent(view_pixels: int | None = VIEW_PIXELS, min_ratio: float = 0.75,
@@ -337,3 +530,17 @@ def ocr_zoom_agent(view_pixels: int | None = VIEW_PIXELS, min_ratio: float = 0.7
                    max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES) -> Callable:
     "The `grounding/ocr_zoom` agent: `ocr_agent(zoom=True)` (agentic zoom-in)."
     return ocr_agent(True, view_pixels, min_ratio, max_turns, format_retries)
+
+def ocr_layout_agent(view_pixels: int | None = VIEW_PIXELS, min_ratio: float = 0.75,
+                     max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES) -> Callable:
+    "The `grounding/ocr_layout` agent: `ocr_agent(zoom=False, layout=True)` (one look, widget rule on the view; the no-zoom counterpart of ocr_layout_zoom)."
+    return ocr_agent(False, view_pixels, min_ratio, max_turns, format_retries, layout=True)
+
+def ocr_layout_zoom_agent(view_pixels: int | None = VIEW_PIXELS, min_ratio: float = 0.75,
+                          max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES,
+                          tile_read_zoom: float = 1.0,   # tiles read at this many times the original's resolution (never upsampled)
+                          crop_read_zoom: float = 4.0,   # the 4x window read at this many times the original's resolution
+                         ) -> Callable:
+    "The `grounding/ocr_layout_zoom` agent: `ocr_agent(zoom=True, layout=True)` (two layout tiles, then a 4x window; 3 crops)."
+    return ocr_agent(True, view_pixels, min_ratio, max_turns, format_retries, layout=True,
+                     tile_read_zoom=tile_read_zoom, crop_read_zoom=crop_read_zoom)

@@ -11,10 +11,12 @@ from typing import Iterable
 
 from ..core import GroundingSample, cache_key, read_jsonl, rng, sha256_file
 from .sources import JLAB_STATES, capture_jupyterlab, load_screenspot_pro
+from .apps import capture_apps, load_app_capture
 from .evaluate import evaluate
 
 # %% auto #0
-__all__ = ['capture_states', 'capture_matches', 'jupyterlab_capture', 'seeded_subset', 'samples_tag', 'run_agents']
+__all__ = ['jupyterlab_capture', 'capture_states', 'capture_matches', 'capture_benchmark', 'seeded_subset', 'samples_tag',
+           'run_agents']
 
 # %% ../../../nbs/grounding/07_suite.ipynb #a4e53b9e
 def capture_states(capture: dict) -> list[str]:
@@ -31,21 +33,35 @@ def capture_matches(cap: str | Path,   # capture folder (ScreenSpot-Pro layout w
     same = p.get("seed") == capture["seed"] and p.get("states") == capture_states(capture) and m["counts"]["samples"] >= capture["min_samples"]
     return same and all((cap / rel).is_file() and sha256_file(cap / rel) == h for rel, h in m["outputs"].items())
 
-def jupyterlab_capture(capture: dict,     # params grounding.capture: {min_samples, seed, states}
-                       cap: str | Path,   # capture folder
-                      ) -> tuple[list[GroundingSample], Path]:
-    """`(samples, cap)`: the capture in `cap` when `capture_matches`, else a fresh `capture_jupyterlab` into `cap`
-    (headless Chromium + JupyterLab; raises what it raises: `BrowserUnavailable`, `CaptureError`). Prints which."""
+def capture_benchmark(capture: dict,     # params grounding.capture: {min_samples, seed, states, apps, app_min_samples}
+                      cap: str | Path,   # capture folder (ScreenSpot-Pro layout, one annotation file per application)
+                     ) -> tuple[list[GroundingSample], Path]:
+    """`(samples, cap)`: the JupyterLab capture in `cap` when `capture_matches`, else a fresh `capture_jupyterlab`
+    into `cap` (headless Chromium + JupyterLab; raises what it raises: `BrowserUnavailable`, `CaptureError`), then
+    the applications of `capture["apps"]` (None or missing: none) with `guilab.grounding.apps.capture_apps` (each
+    reused while its manifest matches; a missing application is skipped with a printed line; `CaptureError` when
+    one has fewer than `app_min_samples`). Samples: JupyterLab's first, then each application's. Prints what it did."""
     cap = Path(cap)
     if capture_matches(cap, capture):
         m = json.loads((cap / "manifest.json").read_text())
         print(f"capture reused: {cap} ({m['counts']['samples']} samples, {m['counts']['images']} screenshots, made {m['created']})")
-        return load_screenspot_pro(cap), cap
-    if (cap / "manifest.json").exists(): print(f"capture in {cap} does not match params or was modified: capturing again")
-    t0 = time.time()
-    summary = capture_jupyterlab(cap, min_samples=capture["min_samples"], seed=capture["seed"], states=capture_states(capture))
-    print(f"captured {summary['samples']} samples on {summary['images']} screenshots in {time.time() - t0:.0f} s; failed states: {summary['failed_states']}")
-    return load_screenspot_pro(cap), cap
+    else:
+        if (cap / "manifest.json").exists(): print(f"capture in {cap} does not match params or was modified: capturing again")
+        t0 = time.time()
+        summary = capture_jupyterlab(cap, min_samples=capture["min_samples"], seed=capture["seed"], states=capture_states(capture))
+        print(f"captured {summary['samples']} samples on {summary['images']} screenshots in {time.time() - t0:.0f} s; failed states: {summary['failed_states']}")
+    samples = load_screenspot_pro(cap / "annotations" / "jupyterlab.json")   # only JupyterLab's: other files are the apps'
+    apps = list(capture.get("apps") or [])
+    if apps:
+        t0 = time.time()
+        res = capture_apps(cap, apps, seed=capture["seed"], min_samples=capture.get("app_min_samples", 0))
+        ran = [a for a, r in res.items() if "skipped" not in r]
+        samples += load_app_capture(cap, ran)
+        per_app = ", ".join(f"{a} {res[a]['samples']}" for a in ran)
+        print(f"real applications: {len(ran)} of {len(apps)} captured or reused in {time.time() - t0:.0f} s ({per_app}); {len(samples)} samples in all")
+    return samples, cap
+
+jupyterlab_capture = capture_benchmark   # the older name (JupyterLab only when capture has no `apps`)
 
 # %% ../../../nbs/grounding/07_suite.ipynb #2bb7847c
 def seeded_subset(samples: list,        # the benchmark's samples
@@ -73,16 +89,21 @@ def run_agents(samples: list,                 # GroundingSamples
                eval_dir: str | Path,          # results live in <eval_dir>/<name>-<samples_tag>/<agent>/
                workers: int = 1,              # evaluation threads
                seed: int = 0,                 # base seed of the evaluation
+               variants: dict | None = None,  # alias -> {"agent": registered name, **options}: an agent under other options (e.g. a smaller first view)
               ) -> dict[str, list[dict]]:
     """Evaluate every agent on `samples` (resumable, `guilab.grounding.evaluate.evaluate`) and return `{agent: result
-    records}` (sorted by id); prints one accuracy line per agent. Raises `RuntimeError` when a sample failed (a rerun resumes)."""
+    records}` (sorted by id); prints one accuracy line per agent. An agent named in `variants` is its `agent` made with
+    the other keys as options (params `grounding.variants`). Raises `RuntimeError` when a sample failed (a rerun resumes)."""
     folder = Path(eval_dir) / f"{name}-{samples_tag(samples, images)}"
     res = {}
+    variants = variants or {}
     for a in agents:
         t0 = time.time()
-        r = evaluate(samples, a, folder / a, workers=workers, seed=seed, images=images)
+        v = dict(variants.get(a) or {}); base = v.pop("agent", a)
+        r = evaluate(samples, base, folder / a.replace("/", "_"), workers=workers, seed=seed, images=images,
+                     agent_name=a, agent_options=v or None)
         if r["failed"]: raise RuntimeError(f"{a}: {len(r['failed'])} sample(s) failed, e.g. {r['failed'][0]}")
-        res[a] = read_jsonl(folder / a / "results.jsonl")
+        res[a] = read_jsonl(folder / a.replace("/", "_") / "results.jsonl")
         o = r["metrics"]["overall"]
         print(f"{a:>9}: {o['correct']}/{o['n']} correct = {100 * o['action_acc']:.2f}%, format errors {o['format_errors']}, "
               f"mean crops {o['mean_crops']:.2f} ({time.time() - t0:.0f} s)")

@@ -33,7 +33,8 @@ class PolicyExecutor:
         size = img.size if img is not None else (1280, 800)
         loc = (self.loc_bins, *size) if self.loc_bins else None
         hist = [format_action(a, loc) if isinstance(a, dict) else str(a) for a in history]
-        msg = user_message(executor_prompt(subtask, list(done), hist, size), [img] if img is not None else [])
+        inline = bool(getattr(self.policy, "accepts_images", False))   # a local policy takes the image itself: no PNG round trip
+        msg = user_message(executor_prompt(subtask, list(done), hist, size), [img] if img is not None else [], inline=inline)
         reply = self.policy.act([msg]); self.calls += 1
         a = parse_action(reply, loc)
         if a is None: self.format_errors += 1; return reply

@@ -89,7 +89,7 @@ def run(only: list[str] | None = None,  # substrings of "group:name" to keep (No
         try:
             res = b.fn(quick=quick)
             res = res if isinstance(res, list) else [{"name": b.name, "value": float(res), "unit": b.unit, "goal": b.goal}]
-            for r in res: rows.append({"group": b.group, **{"unit": b.unit, "goal": "", **r}, "error": ""})
+            for r in res: rows.append({"group": b.group, "unit": b.unit, "goal": "", "error": "", **r})   # a row may say "skipped: <why>"
         except Exception as e:
             rows.append({"group": b.group, "name": b.name, "value": float("nan"), "unit": b.unit, "goal": b.goal,
                          "error": f"{type(e).__name__}: {e}"})
@@ -110,8 +110,8 @@ def meets_goal(value: float,  # the measured value
     return "yes" if (value >= g if m.group(1) == ">=" else value <= g) else "NO"
 
 # %% ../../../nbs/perf/00_harness.ipynb #77238abe
-def _fmt(v: float) -> str:
-    if v != v: return "failed"
+def _fmt(v: float, error: str = "") -> str:
+    if v != v: return "skipped" if error.startswith("skipped") else "failed"
     return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.3g}"
 
 def write_perf_md(result: dict,                                   # `run`'s output
@@ -126,7 +126,7 @@ def write_perf_md(result: dict,                                   # `run`'s outp
              f"Python {m['python']}, {m['platform']}" + (" — quick mode (small workloads)" if m["quick"] else "") + ".", "",
              "| part | benchmark | value | unit | goal | meets goal | wall s | error |", "|---|---|---:|---|---|---|---:|---|"]
     for r in result["rows"]:
-        lines.append(f"| {r['group']} | {r['name']} | {_fmt(r['value'])} | {r['unit']} | {r['goal']} | {meets_goal(r['value'], r['goal'])} | {r.get('seconds', '')} | {r['error']} |")
+        lines.append(f"| {r['group']} | {r['name']} | {_fmt(r['value'], r['error'])} | {r['unit']} | {r['goal']} | {meets_goal(r['value'], r['goal'])} | {r.get('seconds', '')} | {r['error']} |")
     if result.get("failed"):
         lines += ["", "Perf modules that could not be imported (their benchmarks did not run): "
                   + "; ".join(f"`{k}` ({v})" for k, v in result["failed"].items()) + "."]

@@ -9,7 +9,7 @@ from ..core import command_group
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['add_cli']
+__all__ = ['grpo_zoom_from_params', 'add_cli']
 
 # %% ../../../nbs/train/06_cli.ipynb #72c011b2
 def _params(a) -> dict:
@@ -26,23 +26,33 @@ def _cmd_pipeline(a) -> int:
     print(json.dumps(res["stats"], indent=1, default=str))
     return 1 if res.get("skipped") else 0
 
-def _cmd_zoom(a) -> int:
+def grpo_zoom_from_params(P: dict,              # loaded params (guilab.core.load_params)
+                          progress: bool = True,
+                         ) -> dict:
+    """What `guilab train grpo-zoom` does, as a call: synthetic GUIs of `train.zoom_data` (never the capture), the base
+    model of `train.model`, the format warm-up (`zoom_data.warmup_steps`, tiny models only), then `train_grpo_zoom` with
+    `train.grpo_zoom`. Returns `{"run", "model", "start", "warmup", "samples", "images"}` (run folder with curves.jsonl;
+    reused when finished with the same settings)."""
     from guilab.grounding.sources import synthetic_gui
     from guilab.train.grpo_zoom import train_grpo_zoom, warmup_zoom_format
     from guilab.train.pipeline import base_model
     from guilab.core import cache_key
-    P = _params(a); t = P["train"]; d = t.get("zoom_data", {})
+    t = P["train"]; d = t.get("zoom_data", {})
     samples, images = synthetic_gui(int(d.get("n_samples", 2)), seed=int(P.get("seed", 0)), size=tuple(d.get("size", (960, 540))))
     base = base_model(t)
     run = Path(t["runs_dir"]) / f"grpo-zoom-{cache_key('grpo-zoom', str(base), t['grpo_zoom'], d, P.get('seed', 0))}"
-    start = base
+    start, warm = base, None
     if int(d.get("warmup_steps", 0)) and not t.get("model", {}).get("path"):
-        start = run.with_name(run.name + "-warmup")
+        start = warm = run.with_name(run.name + "-warmup")
         if not (start / "config.json").is_file():
             warmup_zoom_format(base, start, samples, images, steps=int(d["warmup_steps"]), seed=int(P.get("seed", 0)),
                                system=t["grpo_zoom"].get("system"))
-    out = train_grpo_zoom(start, run, samples, t["grpo_zoom"], images=images, progress=not a.quiet)
-    print(f"grpo-zoom: {out}\ncurves: {run / 'curves.jsonl'}")
+    out = train_grpo_zoom(start, run, samples, t["grpo_zoom"], images=images, progress=progress)
+    return {"run": run, "model": out, "start": start, "warmup": warm, "samples": samples, "images": images}
+
+def _cmd_zoom(a) -> int:
+    r = grpo_zoom_from_params(_params(a), progress=not a.quiet)
+    print(f"grpo-zoom: {r['model']}\ncurves: {r['run'] / 'curves.jsonl'}")
     return 0
 
 def add_cli(sub) -> None:

@@ -31,7 +31,7 @@ CROP_ERROR_PREFIX = "crop_image error: "
 # %% auto #0
 __all__ = ['TOOL_SYSTEM', 'CROP_ERROR_PREFIX', 'REWARD_NAMES', 'ZoomCropEnv', 'zoom_trajectory', 'trl_reward_funcs',
            'GRPOZoomConfig', 'zoom_prompt', 'zoom_dataset', 'load_zoom_policy', 'warmup_examples', 'warmup_zoom_format',
-           'curve_record', 'make_trainer', 'train_grpo_zoom']
+           'curve_record', 'make_trainer', 'train_grpo_zoom', 'zoom_rollout']
 
 # %% ../../../nbs/train/04_grpo_zoom.ipynb #8f1315e4
 class ZoomCropEnv:
@@ -458,3 +458,54 @@ def train_grpo_zoom(model_dir,                       # start policy: tiny VLM fo
     atomic_write(run_json, json.dumps({"fingerprint": fp, "done": True, "steps": tr.state.global_step,
                                        "train_seconds": round(time.time() - t0, 2), "resumed_from": str(resume) if resume else None}, indent=1))
     return final
+
+# %% ../../../nbs/train/04_grpo_zoom.ipynb #7db25956
+def _tool_calls(text: str) -> tuple[str, list[dict]]:
+    "Qwen `<tool_call>{json}</tool_call>` blocks of a reply -> (text before them, [{name, arguments}]); malformed blocks are dropped."
+    calls = []
+    for m in re.finditer(r"<tool_call>\s*(.*?)\s*</tool_call>", text, re.S):
+        try: d = json.loads(m.group(1))
+        except (json.JSONDecodeError, ValueError): continue
+        if isinstance(d, dict) and isinstance(d.get("arguments", {}), dict): calls.append({"name": d.get("name"), "arguments": d.get("arguments", {})})
+    head = text.split("<tool_call>")[0]
+    return head, calls
+
+
+def zoom_rollout(model, proc,                      # from `load_zoom_policy`
+                 sample: GroundingSample,          # the sample (instruction, img_size)
+                 image: Image.Image,               # its screenshot
+                 max_crops: int = MAX_CROPS,       # crop budget (0: the zoom tool answers every call with an error)
+                 max_turns: int = MAX_TURNS,       # assistant turns (the last one must answer)
+                 max_new_tokens: int = 96,         # tokens per turn
+                 system: str | None = None,        # system template (use the training one)
+                ) -> dict:
+    """One greedy multi-turn rollout of a zoom policy on `sample`: the trajectory record of `zoom_trajectory` (point in
+    original pixels, crops, status) plus `replies` (the raw texts). Never raises on model text."""
+    import torch
+    from trl.data_utils import prepare_multimodal_messages
+    env = ZoomCropEnv(); env.max_crops = max_crops; env.reset(image=image)
+    tools = [env.crop_image]
+    msgs = zoom_prompt(sample, image.size, max_crops, MAX_CROPS_PER_TURN, system=system)
+    images, completion, replies = [image], [], []
+    dev = next(model.parameters()).device
+    for turn in range(max_turns):
+        conv = prepare_multimodal_messages(msgs + completion, images=[image])
+        text = proc.apply_chat_template(conv, tools=tools, add_generation_prompt=True, tokenize=False)
+        inputs = proc(text=[text], images=images, return_tensors="pt").to(dev)
+        with torch.no_grad():
+            out = model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False)
+        reply = proc.tokenizer.decode(out[0, inputs["input_ids"].shape[1]:], skip_special_tokens=False)
+        reply = reply.split("<|im_end|>")[0].replace("<|endoftext|>", "")
+        replies.append(reply)
+        head, calls = _tool_calls(reply)
+        if not calls or turn == max_turns - 1:
+            completion.append({"role": "assistant", "content": reply}); break
+        completion.append({"role": "assistant", "content": head, "tool_calls": [{"type": "function", "function": c} for c in calls]})
+        for c in calls:
+            try: res = env.crop_image(**{k: c["arguments"].get(k) for k in ("image_path", "x1", "y1", "x2", "y2")})
+            except TypeError as e: res = CROP_ERROR_PREFIX + str(e)
+            if isinstance(res, list): images += [p["image"] for p in res if p.get("type") == "image"]
+            completion.append({"role": "tool", "name": "crop_image", "content": res})
+    traj = zoom_trajectory(completion, env, list(image.size))
+    traj["replies"] = replies
+    return traj
