@@ -7,8 +7,8 @@ from __future__ import annotations
 import json, os, sys, time, traceback
 from pathlib import Path
 
-from .core import (atomic_write, cache_key, file_digest, load_params, make_manifest, project_root, sha256_file,
-                         write_manifest)
+from .core import (atomic_write, cache_key, file_digest, git_commit, load_params, make_manifest, project_root,
+                         sha256_file, write_manifest)
 
 # %% auto #0
 __all__ = ['STATUS_TEXT', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'no_parameters_message', 'run_notebook',
@@ -106,7 +106,8 @@ def _item_state(it: dict, out: Path, runs: dict, params_file: str = "") -> dict:
     else: state = STATUS_TEXT.get(it.get("status"), "guilab analysis") + (": " + it["how"] if it.get("how") else "")
     run = ""
     if e: run = (f"{Path(e.get('params_file') or params_file).name or 'params ?'}, {e.get('seconds', '?')} s"
-                 + (" (reused)" if e.get("reused") else "") + ("" if e.get("status") == "ok" else f", {e.get('status')}"))
+                 + (" (reused)" if e.get("reused") else "") + ("" if e.get("status") == "ok" else f", {e.get('status')}")
+                 + (f", commit {e['git']['commit'][:8]}{' dirty' if e['git'].get('dirty') else ''}" if (e.get("git") or {}).get("commit") else ", commit not recorded"))
     return {"present": present, "missing": [a for a in arts if a not in present], "state": state, "run": run}
 
 def _html_artefact(out: Path, a: str) -> str:
@@ -233,6 +234,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     tqdm.write(f"reproduce: {len(todo)} of {len(nbs)} notebooks to run, {len(nbs) - len(todo)} reused; "
                f"estimate from the last manifest: {_fmt_s(eta)}")
     results, entries = {}, dict(prev)
+    commit = git_commit(root)   # each stage records the code it ran with: a manifest may mix stages of several runs
 
     def save():
         outputs = [q for q in out.rglob("*") if q.is_file() and q != mpath]
@@ -251,7 +253,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         last = _eta(prev, [name], params.name)
         tqdm.write(f"→ {name}: running (last time {_fmt_s(last)}; all left ≈ {_fmt_s(_eta(prev, todo[todo.index(name):], params.name))})")
         r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
-        results[name] = entries[name] = {**r, "key": keys[name], "params_file": str(params), "reused": False}
+        results[name] = entries[name] = {**r, "key": keys[name], "params_file": str(params), "reused": False, "git": commit}
         tqdm.write(f"{'✓' if r['status'] == 'ok' else '✗'} {name} ({r['seconds']} s){': ' + r['error'] if r['error'] else ''}")
         save()   # after every stage: a killed run keeps what it finished
     save()
