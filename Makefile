@@ -13,12 +13,17 @@ setup: $(STAMP) system-deps
 # Python side: venv, the local CPU torch wheel first (an unpinned torch would pull a multi-GB CUDA build),
 # then the package with its dev, browser, train and apps extras (transformers, trl: tiny models run on this CPU; the real web
 # applications of the grounding capture), and a `python3` kernelspec inside the venv for papermill.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
 	$(BIN)/python -m pip install -q -e '.[dev,browser,train,apps]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (guilab)" >/dev/null
+	@# Jupyter pre-save hook: notebooks of nbs/ saved from JupyterLab are nbdev-clean (no display-name or count diffs)
+	mkdir -p $(VENV)/etc/jupyter
+	printf '%s\n' '# guilab (make setup): notebooks of nbs/ are saved nbdev-clean from JupyterLab (guilab.reproduce.clean_on_save)' \
+	  'try:' '    from guilab.reproduce import clean_on_save' '    c.ContentsManager.pre_save_hook = clean_on_save' \
+	  'except ImportError:' '    pass' > $(VENV)/etc/jupyter/jupyter_server_config.py
 	touch $@
 
 # System side: Chromium, ffmpeg and tesseract from apt when missing (as root), and ffmpeg linked where

@@ -12,7 +12,7 @@ from .core import (atomic_write, cache_key, file_digest, git_commit, load_params
 
 # %% auto #0
 __all__ = ['STATUS_TEXT', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'no_parameters_message', 'run_notebook',
-           'load_gallery', 'write_gallery', 'stage_key', 'reusable', 'reproduce']
+           'clean_on_save', 'load_gallery', 'write_gallery', 'stage_key', 'reusable', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -48,6 +48,17 @@ def _use_this_python_kernel() -> None:
     cur = os.environ.get("JUPYTER_PATH", "")
     if share not in cur.split(os.pathsep): os.environ["JUPYTER_PATH"] = share + (os.pathsep + cur if cur else "")
 
+def _ipc_kernel_manager():
+    """papermill's kernel manager on IPC transport: the kernel's sockets are Unix sockets next to its connection file in
+    Jupyter's runtime directory, not TCP ports on 127.0.0.1 that any local user could connect to. (On TCP, ipykernel warns
+    at every start that code and outputs travel in plain text: a real exposure, removed here rather than silenced.)"""
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+    class IPCKernelManager(AsyncKernelManager):
+        @default("transport")
+        def _transport_default(self): return "ipc"
+    return IPCKernelManager
+
 def _files_under(folder: Path) -> dict[str, float]:
     return {str(p): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()} if folder.exists() else {}
 
@@ -72,7 +83,8 @@ def run_notebook(nb: Path,                 # the notebook to run
     try:
         pm.execute_notebook(str(nb), str(executed), parameters={"params": str(Path(params).resolve()), "out_dir": str(out_dir),
                             "overrides": list(overrides)}, kernel_name="python3", cwd=str(cwd or project_root()),
-                            progress_bar=progress, log_output=False, request_save_on_cell_execute=True, execution_timeout=timeout)
+                            progress_bar=progress, log_output=False, request_save_on_cell_execute=True, execution_timeout=timeout,
+                            kernel_manager_class=_ipc_kernel_manager())
     except pm.PapermillExecutionError as e:
         status, error = "failed", f"{e.ename}: {e.evalue}"
     except Exception as e:   # kernel death, missing kernel, bad notebook: recorded, the run goes on
@@ -80,6 +92,27 @@ def run_notebook(nb: Path,                 # the notebook to run
     after = _files_under(out_dir)
     outputs = sorted(p for p, m in after.items() if before.get(p) != m and Path(p) != executed and not p.endswith("manifest.json"))
     return {"status": status, "seconds": round(time.time() - t0, 1), "executed": str(executed), "outputs": outputs, "error": error}
+
+# %% ../../nbs/02_reproduce.ipynb #159deb86
+def clean_on_save(model: dict,               # Jupyter contents model being saved ({"type", "content", ...})
+                  path: str,                 # its API path, relative to the server's root directory
+                  contents_manager=None,     # the server's contents manager (its `root_dir` resolves `path`)
+                  **kwargs) -> None:
+    """Jupyter `ContentsManager.pre_save_hook`: `nbdev-clean` a notebook of this repository's `nbs/` in place (with the
+    `[tool.nbdev]` settings of `pyproject.toml`) before JupyterLab writes it; a no-op for anything else, including
+    notebooks outside `nbs/` and installs without a repository (`project_root` not found)."""
+    if model.get("type") != "notebook" or (model.get("content") or {}).get("nbformat") != 4: return
+    root = Path(getattr(contents_manager, "root_dir", None) or ".")
+    p = (root/path).resolve()
+    try: nbs = (project_root()/"nbs").resolve()
+    except FileNotFoundError: return
+    if nbs not in p.parents: return
+    from nbdev.clean import clean_nb
+    from nbdev.config import get_config
+    cfg = get_config(path=p)
+    clean_nb(model["content"], clear_all=cfg.clear_all, allowed_metadata_keys=cfg.get("allowed_metadata_keys") or [],
+             allowed_cell_metadata_keys=cfg.get("allowed_cell_metadata_keys") or [], clean_ids=cfg.clean_ids,
+             allowed_out_metadata_keys=cfg.get("allowed_out_metadata_keys") or [])
 
 # %% ../../nbs/02_reproduce.ipynb #513f35e3
 STATUS_TEXT = {"seed_data": "reproduced on the seed's data", "substitute": "reproduced on guilab's substitute benchmark",
