@@ -8,7 +8,7 @@ import argparse, importlib, importlib.util, os, sys
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['PART_CLIS', 'build_parser', 'main']
+__all__ = ['PART_CLIS', 'merge_run', 'build_parser', 'main']
 
 # %% ../../nbs/09_cli.ipynb #8e36bda1
 PART_CLIS = {"pagebench": "guilab.pagebench.cli", "grounding": "guilab.grounding.cli", "train": "guilab.train.cli",
@@ -38,6 +38,48 @@ def _cmd_perf(a) -> int:
     print(path.read_text())
     return 1 if res["failed"] or any(r["error"] for r in res["rows"]) else 0
 
+_EVAL_SHARD = r"(.+)\.shard-\d+-of-\d+(\.[^./]+)"
+
+def merge_run(path: str | os.PathLike,   # a build folder, a grounding results folder, an eval's --out file, or a folder of eval shards
+             ) -> list[dict]:
+    """Merge every sharded run `path` holds (see above) with its part's merge function; returns one
+    `{"kind", "path", "written", "summary", "complete"}` per run merged. Raises `FileNotFoundError` when `path`
+    holds no sharded run, `ValueError` (from the part) when shards are missing, incomplete, duplicated or disagree."""
+    import re
+    p, out = Path(path), []
+    if p.is_dir():
+        names = sorted(f.name for f in p.iterdir())
+        if any(re.fullmatch(r"build-\d+-of-\d+\.json", x) for x in names):
+            from guilab.pagebench.build import merge_build
+            st = merge_build(p)
+            out.append({"kind": "pagebench build", "path": str(p), "written": [str(p / "trajectories.jsonl"), str(p / "build.json")],
+                        "summary": f"{st['problems']} problems, {st['kept']} kept", "complete": True})
+        if any(re.fullmatch(r"run-\d+-of-\d+\.json", x) for x in names):
+            from guilab.grounding.evaluate import merge_shards
+            r = merge_shards(p); o = r["metrics"]["overall"]
+            acc = "n/a" if o["n"] == 0 else f"{100 * o['action_acc']:.2f}%"
+            out.append({"kind": "grounding eval", "path": str(p), "written": [str(p / "results.jsonl"), str(p / "metrics.json")],
+                        "summary": f"action_acc {acc}, done {r['n_done']}/{r['n_expected']} (shards done: {r['shards_done']})",
+                        "complete": r["complete"]})
+        evals = sorted({p / (m[1] + m[2]) for x in names if (m := re.fullmatch(_EVAL_SHARD, x))})
+    elif p.exists() or p.parent.is_dir(): evals = [p]     # an eval's --out file (written by the merge)
+    else: raise FileNotFoundError(f"{path}: no such file or folder")
+    for f in evals:
+        from guilab.pagebench.evaluate import merge_eval
+        r = merge_eval(f); m = r["metrics"]
+        out.append({"kind": "pagebench eval", "path": str(f), "written": [str(f), str(f.with_suffix(".records.jsonl"))],
+                    "summary": f"{r['agent']} on {r['split']}: {m['problems']} problems, TSR {m['TSR']:.2f}, OTC {m['OTC']:.2f}, OS {m['OS']:.2f}",
+                    "complete": True})
+    if not out: raise FileNotFoundError(f"{path} holds no sharded run (build-<i>-of-<n>.json, run-<i>-of-<n>.json or <name>.shard-<i>-of-<n>.json)")
+    return out
+
+def _cmd_merge(a) -> int:
+    res = merge_run(a.path)
+    for r in res:
+        print(f"merged {r['kind']} {r['path']}: {r['summary']}" + ("" if r["complete"] else " (incomplete: some shards have not finished)"))
+        for w in r["written"]: print(f"  written: {w}")
+    return 0 if all(r["complete"] for r in res) else 1
+
 def build_parser() -> argparse.ArgumentParser:
     "The `guilab` argument parser with every available sub-command."
     ap = argparse.ArgumentParser(prog="guilab", description="guilab: reproducibility workbook for GUI-agent research "
@@ -61,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("schema", help="write the JSON schemas of guilab's records (DESIGN §2) as <Record>.schema.json files")
     s.add_argument("--out", required=True, help="output folder")
     s.set_defaults(func=_cmd_schema)
+    g = sub.add_parser("merge", help="join the shards of a run made with --shard K/N (PAGE Bench build or eval, grounding eval) into the files one machine writes")
+    g.add_argument("path", help="a build folder, a grounding results folder, a pagebench eval's --out file, or a folder of eval shards")
+    g.set_defaults(func=_cmd_merge)
     missing = []
     for name, mod in PART_CLIS.items():
         try: found = importlib.util.find_spec(mod) is not None

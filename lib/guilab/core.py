@@ -18,10 +18,10 @@ __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTI
            'OPEN_SECTIONS', 'KEY_PACKAGES', 'RecordError', 'Problem', 'Action', 'GTStep', 'TaskRecord',
            'PageEvalRecord', 'GroundingSample', 'StabilityTrajectory', 'TaskSubgraph', 'json_schemas',
            'write_json_schemas', 'atomic_write', 'dumps', 'write_jsonl', 'JsonlError', 'read_jsonl', 'JsonlWriter',
-           'derive_seed', 'rng', 'seed_everything', 'code_digest', 'cache_key', 'file_digest', 'ParamsError',
-           'deep_merge', 'set_dotted', 'closest', 'check_override_key', 'parse_override', 'load_params', 'sha256_file',
-           'package_versions', 'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest', 'project_root',
-           'command_group', 'free_port']
+           'parse_shard', 'shard_tag', 'take_shard', 'interleave_shards', 'derive_seed', 'rng', 'seed_everything',
+           'code_digest', 'cache_key', 'file_digest', 'ParamsError', 'deep_merge', 'set_dotted', 'closest',
+           'check_override_key', 'parse_override', 'load_params', 'sha256_file', 'package_versions', 'git_commit',
+           'is_secret', 'redact', 'make_manifest', 'write_manifest', 'project_root', 'command_group', 'free_port']
 
 # %% ../../nbs/00_core.ipynb #e2f9fb50
 class RecordError(ValueError):
@@ -392,6 +392,44 @@ class JsonlWriter:
     def close(self) -> None: self._f.close()
     def __enter__(self): return self
     def __exit__(self, *a): self.close()
+
+# %% ../../nbs/00_core.ipynb #fb935863
+def parse_shard(spec: str | tuple | None,  # "K/N" (e.g. "0/4"), a pair (K, N), or None for the whole run
+               ) -> tuple[int, int]:
+    "`'i/n'` or `(i, n)` -> `(i, n)` with 0 <= i < n; `None` -> (0, 1). Raises `ValueError` on anything else."
+    if spec is None: return (0, 1)
+    if isinstance(spec, str):
+        try: i, n = (int(v) for v in spec.split("/"))
+        except ValueError: raise ValueError(f"shard must be 'i/n' (e.g. 0/4), got {spec!r}") from None
+    else:
+        try: i, n = spec
+        except (TypeError, ValueError): raise ValueError(f"shard must be 'i/n' or a pair (i, n), got {spec!r}") from None
+    if not (isinstance(i, int) and isinstance(n, int) and n >= 1 and 0 <= i < n): raise ValueError(f"shard needs 0 <= i < n, got {i}/{n}")
+    return i, n
+
+def shard_tag(shard: str | tuple | None,  # as for `parse_shard`
+             ) -> str:
+    "The file-name tag of a shard: `'K-of-N'`."
+    i, n = parse_shard(shard)
+    return f"{i}-of-{n}"
+
+def take_shard(items: Iterable,             # the whole run's items, in their loaded order
+               shard: str | tuple | None,   # as for `parse_shard`
+              ) -> list:
+    "The items `k` with `k % n == i` (shard `i` of `n`), in order."
+    i, n = parse_shard(shard)
+    return [x for k, x in enumerate(items) if k % n == i]
+
+def interleave_shards(parts: list[list],        # parts[i] = take_shard(items, (i, n)) for i = 0..n-1
+                      total: int | None = None,  # the whole run's length, when known (detects a last record missing)
+                     ) -> list:
+    """The inverse of `take_shard`: the whole run's items in their original order. Raises `ValueError` when the
+    parts' lengths cannot be the shards of one list of `total` items (a shard missing records, or holding too many)."""
+    n = len(parts)
+    total = sum(len(p) for p in parts) if total is None else int(total)
+    bad = [i for i, p in enumerate(parts) if len(p) != len(range(i, total, n))]
+    if bad: raise ValueError(f"shard lengths {[len(p) for p in parts]} are not the {n} shards of one list of {total} (check shards {bad})")
+    return [parts[k % n][k // n] for k in range(total)]
 
 # %% ../../nbs/00_core.ipynb #c86829f9
 def derive_seed(seed: int, *names) -> int:

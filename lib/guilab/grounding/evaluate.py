@@ -13,13 +13,13 @@ from typing import Any, Callable, Iterable
 from PIL import Image
 
 from ..core import (GroundingSample, RecordError, JsonlWriter, read_jsonl, write_jsonl, atomic_write, derive_seed,
-                         make_manifest, write_manifest)
+                         make_manifest, write_manifest, parse_shard)
 from ..regions import point_in_target
 from .sources import from_screenspot, from_osworld_g, BOX_FORMATS
 
 # %% auto #0
 __all__ = ['GROUP_KEYS', 'record_format', 'as_sample', 'load_samples', 'is_correct', 'score_record', 'compute_metrics',
-           'parse_shard', 'evaluate', 'merge_shards']
+           'evaluate', 'merge_shards']
 
 # %% ../../../nbs/grounding/02_evaluate.ipynb #26d2ef08
 def record_format(d: dict) -> str:
@@ -131,16 +131,6 @@ def compute_metrics(records: Iterable[dict]) -> dict:
     return out
 
 # %% ../../../nbs/grounding/02_evaluate.ipynb #301b8185
-def parse_shard(spec: str | tuple | None) -> tuple[int, int]:
-    "`'i/n'` or `(i, n)` -> `(i, n)` with 0 <= i < n; `None` -> (0, 1). Raises `ValueError`."
-    if spec is None: return (0, 1)
-    if isinstance(spec, str):
-        try: i, n = (int(v) for v in spec.split("/"))
-        except ValueError: raise ValueError(f"shard must be 'i/n' (e.g. 0/4), got {spec!r}") from None
-    else: i, n = spec
-    if not (isinstance(i, int) and isinstance(n, int) and n >= 1 and 0 <= i < n): raise ValueError(f"shard needs 0 <= i < n, got {i}/{n}")
-    return i, n
-
 def _image_of(sample: GroundingSample, images) -> Path:
     if images is not None: return Path(images) / sample.img_filename
     return Path(sample.extra.get("image_file") or sample.img_filename)

@@ -5,22 +5,23 @@ feedback), keep only problems whose final construction matches the reference, sp
 
 # %% ../../../nbs/pagebench/02_build.ipynb #dfdd4049
 from __future__ import annotations
-import hashlib, io, json, math, os, time
+import hashlib, io, json, math, os, re, time
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 from PIL import Image
 
-from ..core import Problem, JsonlWriter, read_jsonl, write_jsonl, atomic_write, make_manifest, write_manifest
+from ..core import (Problem, JsonlWriter, read_jsonl, write_jsonl, atomic_write, make_manifest, write_manifest,
+                         parse_shard, shard_tag, take_shard)
 from ..geo.canvas import GeoGUI
 from .compile import compile_problem, depths, rename_labels
 from .metrics import otc as _otc
 from .problems import check_relations
 
 # %% auto #0
-__all__ = ['TEST_FRAC', 'GT_KEYS', 'split_of', 'encode_png', 'ScreenStore', 'build_problem', 'build', 'build_stats', 'gt_step',
-           'eval_records', 'export_hf']
+__all__ = ['TEST_FRAC', 'GT_KEYS', 'split_of', 'encode_png', 'ScreenStore', 'build_problem', 'build', 'build_stats',
+           'merge_build', 'gt_step', 'eval_records', 'export_hf']
 
 # %% ../../../nbs/pagebench/02_build.ipynb #f4a1accf
 TEST_FRAC = 463 / 4906   # PAGE Bench's test share (seed §4.2: 4,443 / 463)
@@ -123,6 +124,10 @@ def _work(args):
     rec["png_bytes"] = store.bytes_written if store else 0
     return rec
 
+def _ids_sha256(ids) -> str: return hashlib.sha256("\n".join(map(str, ids)).encode()).hexdigest()
+
+_SHARD_STATS = re.compile(r"build-(\d+)-of-(\d+)\.json")
+
 def build(problems: Iterable[Problem],        # problems to build
           out: str | os.PathLike,             # output folder
           seed: int = 0,                      # route coin seed
@@ -131,9 +136,14 @@ def build(problems: Iterable[Problem],        # problems to build
           screenshots: bool = True,           # record screenshots (False: fast statistics-only builds)
           workers: int = 1,                   # worker processes
           progress: bool = True,              # tqdm bar
+          shard: tuple | str | None = None,   # (i, n) or "i/n": build only problems k with k % n == i (None: all)
          ) -> dict:
-    "Build trajectories for `problems` into `out` (resumable); returns the statistics written to `out/build.json`."
+    """Build trajectories for `problems` into `out` (resumable); returns the statistics written to `out/build.json`,
+    or for shard `i` of `n > 1` to `out/build-<i>-of-<n>.json` (records in `trajectories-<i>-of-<n>.jsonl`; join
+    the shards with `merge_build`). Raises `ValueError` when `out` holds a build with other settings or shards of
+    another count, or the trajectory file holds ids that are not this shard's."""
     from tqdm.auto import tqdm
+    i, n = parse_shard(shard)
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     problems = list(problems)
     settings = {"seed": seed, "p_tool": p_tool, "size": list(size), "screenshots": screenshots}
@@ -141,13 +151,21 @@ def build(problems: Iterable[Problem],        # problems to build
     if sfile.exists() and json.loads(sfile.read_text()) != settings:
         raise ValueError(f"{out} holds a build made with other settings {json.loads(sfile.read_text())}; "
                          f"these are {settings}: use another folder (resuming would mix the two)")
+    if n > 1:
+        other = sorted(f.name for f in out.iterdir() if (m := _SHARD_STATS.fullmatch(f.name)) and int(m[2]) != n)
+        if other: raise ValueError(f"{out} holds shards of another count ({', '.join(other[:3])}); this is shard {i}/{n}: use another folder")
     atomic_write(sfile, json.dumps(settings) + "\n")
     write_jsonl(out / "problems.jsonl", problems)
+    mine = take_shard(problems, (i, n))
+    tag = "" if n == 1 else f"-{shard_tag((i, n))}"
+    tfile = out / f"trajectories{tag}.jsonl"
     t0 = time.perf_counter()
-    with JsonlWriter(out / "trajectories.jsonl") as w:
-        todo = [p for p in problems if p.id not in w]
+    with JsonlWriter(tfile) as w:
+        if n > 1 and (stray := w.done - {p.id for p in mine}):
+            raise ValueError(f"{tfile} holds ids that are not in shard {i}/{n}, e.g. {sorted(map(str, stray))[:3]}")
+        todo = [p for p in mine if p.id not in w]
         jobs = [(p.to_dict(), str(out), seed, p_tool, list(size), screenshots) for p in todo]
-        bar = tqdm(total=len(problems), initial=len(problems) - len(todo), desc="pagebench build", unit="problem", disable=not progress)
+        bar = tqdm(total=len(mine), initial=len(mine) - len(todo), desc=f"pagebench build{tag.replace('-', ' ', 1)}", unit="problem", disable=not progress)
         if workers > 1 and len(jobs) > 1:
             import multiprocessing as mp
             with mp.get_context("fork").Pool(workers) as pool:
@@ -156,13 +174,15 @@ def build(problems: Iterable[Problem],        # problems to build
             for j in jobs: w.write(_work(j)); bar.update()
         bar.close()
     wall = time.perf_counter() - t0
-    stats = build_stats(read_jsonl(out / "trajectories.jsonl"), problems)
+    stats = build_stats(read_jsonl(tfile), mine)
     stats.update(wall_seconds=round(wall, 2), built_now=len(todo), workers=workers, screenshots=screenshots)
-    man = make_manifest({"seed": seed, "p_tool": p_tool, "size": list(size), "screenshots": screenshots, "workers": workers},
-                        inputs=[out / "problems.jsonl"], outputs=[out / "trajectories.jsonl"], seeds={"seed": seed}, root=out)
-    write_manifest(out / "build.json", {"stats": stats, "manifest": man})
+    params = {"seed": seed, "p_tool": p_tool, "size": list(size), "screenshots": screenshots, "workers": workers}
+    man = make_manifest(params if n == 1 else {**params, "shard": [i, n]}, inputs=[out / "problems.jsonl"], outputs=[tfile],
+                        seeds={"seed": seed}, root=out)
+    info = {} if n == 1 else {"shard": {"settings": settings, "shard": [i, n], "n_total": len(problems), "n_shard": len(mine),
+                                        "ids_sha256": _ids_sha256(p.id for p in problems)}}
+    write_manifest(out / f"build{tag}.json", {"stats": stats, "manifest": man, **info})
     return stats
-
 def build_stats(records: list[dict], problems: list[Problem] | None = None) -> dict:
     "Counts over built trajectories: kept/failed with reasons, split, tasks, actions by type, click+draw share, time and bytes."
     from collections import Counter
@@ -175,6 +195,59 @@ def build_stats(records: list[dict], problems: list[Problem] | None = None) -> d
             "actions_by_type": dict(acts), "click_draw_share": (acts["click"] + acts["draw"]) / n_act if n_act else math.nan,
             "routes": dict(Counter(t["route"].split(":")[0] for r in kept for t in r["tasks"])),
             "seconds": sum(r.get("seconds", 0) for r in records), "png_bytes": sum(r.get("png_bytes", 0) for r in records)}
+
+# %% ../../../nbs/pagebench/02_build.ipynb #07d293e2
+def merge_build(out: str | os.PathLike,   # a build folder holding the shards' build-<i>-of-<n>.json and trajectories-<i>-of-<n>.jsonl
+               ) -> dict:
+    """Join the shards of a build in `out` into `trajectories.jsonl` (records in the order of `problems.jsonl`, as one
+    machine writes them) and `build.json`, both atomically; returns the statistics. Raises `FileNotFoundError` when
+    `out` holds no shards, `ValueError` when the shards disagree (settings, problem list, shard count), a shard is
+    missing or incomplete, or an id appears twice."""
+    out = Path(out)
+    found = {}
+    for f in (sorted(out.iterdir()) if out.is_dir() else []):
+        if m := _SHARD_STATS.fullmatch(f.name): found[(int(m[1]), int(m[2]))] = f
+    if not found: raise FileNotFoundError(f"no build-<i>-of-<n>.json in {out}: not a sharded build (see `guilab pagebench build --shard`)")
+    counts = sorted({n for _, n in found})
+    if len(counts) > 1: raise ValueError(f"{out} holds shards of different counts {counts}: a merge needs the shards of one run")
+    n = counts[0]
+    missing = [f"{i}/{n}" for i in range(n) if (i, n) not in found]
+    if missing: raise ValueError(f"{out}: shard(s) {', '.join(missing)} missing: run them (`guilab pagebench build ... --shard K/{n}`), then merge")
+    metas = [json.loads(found[(i, n)].read_text()) for i in range(n)]
+    common = lambda s: {k: v for k, v in s.items() if k not in ("shard", "n_shard")}
+    base = common(metas[0]["shard"])
+    for i, m in enumerate(metas):
+        if (c := common(m["shard"])) != base:
+            diff = sorted(k for k in base.keys() | c.keys() if base.get(k) != c.get(k))
+            raise ValueError(f"{out}: shards 0/{n} and {i}/{n} were built with different configurations (differ in {', '.join(diff)}; "
+                             "n_total / ids_sha256: the problem list, e.g. --problems or --limit)")
+    problems = read_jsonl(out / "problems.jsonl")
+    ids = [p["id"] for p in problems]
+    if _ids_sha256(ids) != base["ids_sha256"]: raise ValueError(f"{out / 'problems.jsonl'} is not the problem list the shards were built from")
+    by_id, where = {}, {}
+    for i in range(n):
+        f = out / f"trajectories-{i}-of-{n}.jsonl"
+        recs = read_jsonl(f, missing_ok=True)
+        for r in recs:
+            if r["id"] in where: raise ValueError(f"id {r['id']!r} appears twice (in shards {where[r['id']]}/{n} and {i}/{n})")
+            where[r["id"]] = i; by_id[r["id"]] = r
+        want = take_shard(ids, (i, n))
+        got = {r["id"] for r in recs}
+        if stray := got - set(want): raise ValueError(f"{f} holds ids that are not in shard {i}/{n}, e.g. {sorted(map(str, stray))[:3]}")
+        if lack := [pid for pid in want if pid not in got]:
+            raise ValueError(f"shard {i}/{n} is incomplete: {len(got)} of {len(want)} problems built, e.g. {lack[:3]} missing "
+                             "(run it again with the same command to resume it)")
+    records = [by_id[pid] for pid in ids]
+    write_jsonl(out / "trajectories.jsonl", records)
+    st = [m["stats"] for m in metas]
+    stats = build_stats(records)
+    stats.update(wall_seconds=max(s["wall_seconds"] for s in st), built_now=sum(s["built_now"] for s in st),
+                 workers=sum(s["workers"] for s in st), screenshots=base["settings"]["screenshots"])
+    settings = base["settings"]
+    man = make_manifest({**settings, "workers": stats["workers"]}, inputs=[out / "problems.jsonl"], outputs=[out / "trajectories.jsonl"],
+                        seeds={"seed": settings["seed"]}, root=out, merged_from=[found[(i, n)].name for i in range(n)])
+    write_manifest(out / "build.json", {"stats": stats, "manifest": man})
+    return stats
 
 # %% ../../../nbs/pagebench/02_build.ipynb #2b6aea9e
 GT_KEYS = ("type", "bbox", "point", "point2", "text", "key", "hit_range")

@@ -15,12 +15,17 @@ __all__ = ['add_cli']
 def _cmd_build(a) -> int:
     from guilab.pagebench.problems import load_problems
     from guilab.pagebench.build import build, export_hf
+    from guilab.core import parse_shard
+    i, n = parse_shard(a.shard)
+    if a.hf and n > 1: raise ValueError("--hf exports the whole build: run every shard, `guilab merge OUT`, then this command without --shard (nothing is rebuilt)")
     probs = load_problems(a.problems)
     if not probs: raise ValueError(f"no problems in {a.problems!r}")
     if a.limit is not None: probs = probs[: a.limit]
-    st = build(probs, a.out, seed=a.seed, p_tool=a.p_tool, screenshots=not a.no_screenshots, workers=a.workers, progress=not a.quiet)
+    st = build(probs, a.out, seed=a.seed, p_tool=a.p_tool, screenshots=not a.no_screenshots, workers=a.workers, progress=not a.quiet,
+               shard=(i, n))
     print(json.dumps({k: v for k, v in st.items() if k != "failures"}, indent=1))
     for pid, why in st["failures"].items(): print(f"not kept: {pid}: {why}", file=sys.stderr)
+    if n > 1: print(f"shard {i}/{n} built; after every shard has run: guilab merge {a.out}")
     if a.hf: print(f"datasets export: {export_hf(a.out)}")
     return 1 if (a.strict and st["failures"]) else 0
 
@@ -36,14 +41,17 @@ def _cmd_eval(a) -> int:
     if a.params:
         from guilab.core import load_params
         endpoints = (load_params(a.params).get("models") or {}).get("endpoints") or ()
-    try: res = evaluate(a.data, a.agent, split=a.split, limit=a.limit, progress=not a.quiet, endpoints=endpoints, **opts)
+    try: res = evaluate(a.data, a.agent, split=a.split, limit=a.limit, progress=not a.quiet, endpoints=endpoints, shard=a.shard, **opts)
     except PolicyError as e:   # an endpoint that does not answer, a model it does not serve: one line, no traceback
         raise ValueError(" ".join(str(e).split())) from None
     path = write_eval(res, a.out)
-    m = res["metrics"]
-    print(f"{a.agent} on {res['split']} ({m['problems']} problems, judge: {res['judge']}): " +
-          ", ".join(f"{k} {m[k]:.2f}" for k in ("AA", "PA", "SSR", "TSR", "MPS", "OTC", "FRS", "OS")) + f"; format errors {m['format_errors']}")
+    m, sh = res["metrics"], res.get("shard")
+    on = f"{res['split']}" + (f" shard {sh['index']}/{sh['count']}" if sh else "")
+    if m is None: print(f"{a.agent} on {on}: no problems in this shard")
+    else: print(f"{a.agent} on {on} ({m['problems']} problems, judge: {res['judge']}): " +
+                ", ".join(f"{k} {m[k]:.2f}" for k in ("AA", "PA", "SSR", "TSR", "MPS", "OTC", "FRS", "OS")) + f"; format errors {m['format_errors']}")
     print(f"written: {path}")
+    if sh: print(f"after every shard has run: guilab merge {a.out}")
     return 0
 
 def add_cli(sub) -> None:
@@ -57,6 +65,7 @@ def add_cli(sub) -> None:
     b.add_argument("--no-screenshots", action="store_true", help="statistics only (fast)")
     b.add_argument("--hf", action="store_true", help="also export a Hugging Face datasets dataset to OUT/hf")
     b.add_argument("--strict", action="store_true", help="exit 1 when a problem is not kept")
+    b.add_argument("--shard", default=None, metavar="K/N", help="build only shard K of N (problems k with k %% N == K); join with `guilab merge OUT`")
     b.add_argument("--quiet", action="store_true")
     b.set_defaults(func=_cmd_build)
     e = ps.add_parser("eval", help="evaluate an agent in closed loop on a build")
@@ -65,6 +74,7 @@ def add_cli(sub) -> None:
     e.add_argument("--params", help="params file whose models.endpoints may be named by --option policy=NAME")
     e.add_argument("--out", help="metrics JSON file"); e.add_argument("--split", default="test", choices=["test", "train", "all"])
     e.add_argument("--limit", type=int, default=None); e.add_argument("--quiet", action="store_true")
+    e.add_argument("--shard", default=None, metavar="K/N", help="evaluate only shard K of N (problems k with k %% N == K); join with `guilab merge OUT`")
     e.add_argument("--option", nargs="+", metavar="KEY=VALUE", help="agent options, e.g. --option sigma=4 seed=1, or "
                    "--option policy=http://127.0.0.1:8000/v1 model=/path/to/checkpoint (see --list-agents)")
     e.set_defaults(func=_cmd_eval)

@@ -4,12 +4,12 @@
 
 # %% ../../../nbs/pagebench/05_evaluate.ipynb #bcca2169
 from __future__ import annotations
-import json, math, os, sys
+import hashlib, json, math, os, re, sys
 from pathlib import Path
 
 import gymnasium as gym
 
-from ..core import Problem, read_jsonl, atomic_write
+from ..core import Problem, read_jsonl, write_jsonl, atomic_write, parse_shard, shard_tag, take_shard, interleave_shards
 from ..geo.canvas import GeoGUI
 from ..agents.base import Agent, make, run_episode
 from ..agents.grammar import format_error_warning
@@ -17,7 +17,8 @@ from .build import gt_step
 from .metrics import score, otc_detail, frs, overall
 
 # %% auto #0
-__all__ = ['MODES', 'PageTaskEnv', 'run_problem', 'teacher_forced_records', 'closed_loop_records', 'evaluate', 'write_eval']
+__all__ = ['MODES', 'PageTaskEnv', 'run_problem', 'teacher_forced_records', 'closed_loop_records', 'evaluate', 'eval_shard_path',
+           'write_eval', 'merge_eval']
 
 # %% ../../../nbs/pagebench/05_evaluate.ipynb #18e0c437
 MODES = ("closed_loop", "teacher_forced")
@@ -140,19 +141,40 @@ def closed_loop_records(agent, trajs: list[dict], problems, render: bool | None 
     probs = _problems(problems)
     return [{**run_problem(agent, t, probs[t["id"]], render=render), "mode": "closed_loop"} for t in trajs if t.get("kept")]
 
+def _ids_sha256(ids) -> str: return hashlib.sha256("\n".join(map(str, ids)).encode()).hexdigest()
+
+def _result(agent, spec: dict, info: dict, data, split: str, recs: list[dict]) -> dict:
+    "The result dict of an evaluation over `recs` (metrics and warnings computed here; shared by `evaluate` and `merge_eval`)."
+    m, warnings = None, []
+    if recs:
+        m = score(recs)
+        m["OTC"] = 100 * sum(r["otc"] for r in recs) / len(recs)
+        m["FRS"] = sum(frs(r["otc"]) for r in recs) / len(recs)
+        m["OS"] = overall(m["MPS"], m["FRS"])
+        n_pred = sum(len(t["pred"]) for r in recs for t in r["tasks"])
+        warnings = [w for w in [format_error_warning(m["format_errors"], n_pred, spec["name"])] if w]
+        for w in warnings: print(f"warning: {w}", file=sys.stderr)
+    return {"agent": agent, "agent_spec": spec, "agent_info": info, "data": str(data), "split": split, "judge": "off", "metrics": m,
+            "warnings": warnings, "records": recs}
+
 def evaluate(data: str | os.PathLike,   # a build folder (trajectories.jsonl, problems.jsonl)
              agent="oracle",            # registered agent name (`pagebench/...`; bare names are looked up there), or an Agent
              split: str = "test",       # "test", "train" or "all"
-             limit: int | None = None,  # at most this many problems
+             limit: int | None = None,  # at most this many problems (before sharding)
              progress: bool = True,
              endpoints=(),              # params `models.endpoints`, for an agent whose `policy` option names one
+             shard: tuple | str | None = None,  # (i, n) or "i/n": evaluate only problems k with k % n == i (None: all)
              **agent_options) -> dict:
     """Evaluate an agent in closed loop on the kept trajectories of a build; returns `{'agent','agent_spec'
     (name, entry point, options; secrets redacted),'agent_info' (e.g. PAGER's planner, executor, policy and grammar),
     'data','split','judge','metrics','warnings','records'}`. Prints (and records) a warning when most replies
-    fail to parse."""
+    fail to parse. For shard `i` of `n > 1` the result covers the shard's problems (`metrics` is None for an empty
+    shard) and adds `shard: {index, count, n_total, ids_sha256}` (`write_eval` then writes shard-named files;
+    `merge_eval` joins them). Raises `FileNotFoundError` when `data` is not a build folder, `ValueError` when it has
+    no kept trajectory of `split` or the agent or an option is unknown."""
     from tqdm.auto import tqdm
     data = Path(data)
+    i, n = parse_shard(shard)
     for f in ("problems.jsonl", "trajectories.jsonl"):
         if not (data / f).exists(): raise FileNotFoundError(f"{data} is not a build folder: {f} is missing (make one with `guilab pagebench build`)")
     probs = {p["id"]: Problem.from_dict(p) for p in read_jsonl(data / "problems.jsonl")}
@@ -166,20 +188,71 @@ def evaluate(data: str | os.PathLike,   # a build folder (trajectories.jsonl, pr
     else: ag = make(agent, namespace="pagebench", **agent_options)
     spec = dict(getattr(ag, "agent_spec", None) or {"name": agent, "options": {}})
     spec["options"] = {k: v for k, v in spec.get("options", {}).items() if k != "endpoints"}
-    recs = [run_problem(ag, t, probs[t["id"]]) for t in tqdm(trajs, desc=f"eval {agent}", unit="problem", disable=not progress)]
-    m = score(recs)
-    m["OTC"] = 100 * sum(r["otc"] for r in recs) / len(recs)
-    m["FRS"] = sum(frs(r["otc"]) for r in recs) / len(recs)
-    m["OS"] = overall(m["MPS"], m["FRS"])
-    n_pred = sum(len(t["pred"]) for r in recs for t in r["tasks"])
-    warnings = [w for w in [format_error_warning(m["format_errors"], n_pred, spec["name"])] if w]
-    for w in warnings: print(f"warning: {w}", file=sys.stderr)
+    mine = take_shard(trajs, (i, n))
+    desc = f"eval {agent}" + (f" {shard_tag((i, n))}" if n > 1 else "")
+    recs = [run_problem(ag, t, probs[t["id"]]) for t in tqdm(mine, desc=desc, unit="problem", disable=not progress)]
     info = ag.describe() if hasattr(ag, "describe") else {}
-    return {"agent": agent, "agent_spec": spec, "agent_info": info, "data": str(data), "split": split, "judge": "off", "metrics": m, "warnings": warnings, "records": recs}
+    res = _result(agent, spec, info, data, split, recs)
+    if n > 1: res["shard"] = {"index": i, "count": n, "n_total": len(trajs), "ids_sha256": _ids_sha256(t["id"] for t in trajs)}
+    return res
+
+def eval_shard_path(out: str | os.PathLike,    # the metrics JSON file of the whole run, e.g. results/oracle.json
+                    shard: tuple | str,        # (i, n) or "i/n"
+                   ) -> Path:
+    "Where shard `i` of `n` of the run `out` writes its metrics: `<stem>.shard-<i>-of-<n><suffix>` beside `out` (suffix `.json` when `out` has none)."
+    out = Path(out)
+    return out.parent / f"{out.stem}.shard-{shard_tag(shard)}{out.suffix or '.json'}"
 
 def write_eval(result: dict, out: str | os.PathLike) -> Path:
-    "Write the metrics JSON to `out` and the per-problem records to `out` with suffix `.records.jsonl` (atomically)."
-    from guilab.core import write_jsonl
+    """Write the metrics JSON to `out` and the per-problem records to `out` with suffix `.records.jsonl` (atomically,
+    records first); a shard's result (one with `shard`) goes to `eval_shard_path(out, ...)` instead. Returns the JSON's path."""
     out = Path(out)
+    if "shard" in result: out = eval_shard_path(out, (result["shard"]["index"], result["shard"]["count"]))
     write_jsonl(out.with_suffix(".records.jsonl"), result["records"])
     return atomic_write(out, json.dumps({k: v for k, v in result.items() if k != "records"}, indent=2) + "\n")
+
+def merge_eval(out: str | os.PathLike,   # the metrics JSON file the shards were given (`--out`), e.g. results/oracle.json
+              ) -> dict:
+    """Join the shards of the evaluation `out` (`eval_shard_path(out, (i, n))` and their records) into `out` and its
+    `.records.jsonl`, exactly as one unsharded `evaluate` + `write_eval` writes them (records in the run's order,
+    metrics over all of them); returns the merged result. Raises `FileNotFoundError` when there is no shard of `out`,
+    `ValueError` when shards disagree (agent, options, data, split, limit, shard count), a shard is missing or
+    incomplete, or an id appears twice."""
+    out = Path(out)
+    suffix = out.suffix or ".json"
+    pat = re.compile(re.escape(out.stem) + r"\.shard-(\d+)-of-(\d+)" + re.escape(suffix))
+    found = {}
+    for f in (sorted(out.parent.iterdir()) if out.parent.is_dir() else []):
+        if m := pat.fullmatch(f.name): found[(int(m[1]), int(m[2]))] = f
+    if not found: raise FileNotFoundError(f"no {out.stem}.shard-<i>-of-<n>{suffix} beside {out}: not a sharded evaluation (see `guilab pagebench eval --shard`)")
+    counts = sorted({n for _, n in found})
+    if len(counts) > 1: raise ValueError(f"{out}: shards of different counts {counts}: a merge needs the shards of one run")
+    n = counts[0]
+    missing = [f"{i}/{n}" for i in range(n) if (i, n) not in found]
+    if missing: raise ValueError(f"{out}: shard(s) {', '.join(missing)} missing: run them (`guilab pagebench eval ... --shard K/{n}`), then merge")
+    metas = [json.loads(found[(i, n)].read_text()) for i in range(n)]
+    config = lambda r: {**{k: v for k, v in r.items() if k not in ("metrics", "warnings", "shard")},
+                        "n_total": r["shard"]["n_total"], "ids_sha256": r["shard"]["ids_sha256"]}
+    base = config(metas[0])
+    for i, m in enumerate(metas):
+        if (c := config(m)) != base:
+            diff = sorted(k for k in base.keys() | c.keys() if base.get(k) != c.get(k))
+            raise ValueError(f"{out}: shards 0/{n} and {i}/{n} were run with different configurations (differ in {', '.join(diff)}; "
+                             "n_total / ids_sha256: the problems, e.g. another build, --split or --limit)")
+    parts, where = [], {}
+    for i in range(n):
+        f = found[(i, n)].with_suffix(".records.jsonl")
+        recs = read_jsonl(f, missing_ok=True)
+        for r in recs:
+            if r["id"] in where: raise ValueError(f"id {r['id']!r} appears twice (in shards {where[r['id']]}/{n} and {i}/{n})")
+            where[r["id"]] = i
+        if len(recs) != (want := len(range(i, base["n_total"], n))):
+            raise ValueError(f"shard {i}/{n} is incomplete: {f} holds {len(recs)} of its {want} records (run the shard again)")
+        parts.append(recs)
+    records = interleave_shards(parts, base["n_total"])
+    if _ids_sha256(r["id"] for r in records) != base["ids_sha256"]:
+        raise ValueError(f"{out}: the shards' records are not the problems the shards were given (ids or their order differ)")
+    res = _result(base["agent"], base["agent_spec"], base["agent_info"], base["data"], base["split"], records)
+    write_eval(res, out)
+    return res
+
