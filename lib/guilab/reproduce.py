@@ -93,7 +93,7 @@ def run_notebook(nb: Path,                 # the notebook to run
     outputs = sorted(p for p, m in after.items() if before.get(p) != m and Path(p) != executed and not p.endswith("manifest.json"))
     return {"status": status, "seconds": round(time.time() - t0, 1), "executed": str(executed), "outputs": outputs, "error": error}
 
-# %% ../../nbs/02_reproduce.ipynb #159deb86
+# %% ../../nbs/02_reproduce.ipynb #c89b70ac
 def clean_on_save(model: dict,               # Jupyter contents model being saved ({"type", "content", ...})
                   path: str,                 # its API path, relative to the server's root directory
                   contents_manager=None,     # the server's contents manager (its `root_dir` resolves `path`)
