@@ -18,10 +18,11 @@ __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTI
            'OPEN_SECTIONS', 'KEY_PACKAGES', 'RecordError', 'Problem', 'Action', 'GTStep', 'TaskRecord',
            'PageEvalRecord', 'GroundingSample', 'StabilityTrajectory', 'TaskSubgraph', 'json_schemas',
            'write_json_schemas', 'atomic_write', 'dumps', 'write_jsonl', 'JsonlError', 'read_jsonl', 'JsonlWriter',
-           'parse_shard', 'shard_tag', 'take_shard', 'interleave_shards', 'derive_seed', 'rng', 'seed_everything',
-           'code_digest', 'cache_key', 'file_digest', 'ParamsError', 'deep_merge', 'set_dotted', 'closest',
-           'check_override_key', 'parse_override', 'load_params', 'sha256_file', 'package_versions', 'git_commit',
-           'is_secret', 'redact', 'make_manifest', 'write_manifest', 'project_root', 'command_group', 'free_port']
+           'parse_shard', 'shard_tag', 'take_shard', 'interleave_shards', 'find_shards', 'derive_seed', 'rng',
+           'seed_everything', 'code_digest', 'cache_key', 'file_digest', 'ParamsError', 'deep_merge', 'set_dotted',
+           'closest', 'check_override_key', 'parse_override', 'load_params', 'sha256_file', 'package_versions',
+           'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest', 'project_root', 'command_group',
+           'free_port']
 
 # %% ../../nbs/00_core.ipynb #e2f9fb50
 class RecordError(ValueError):
@@ -430,6 +431,25 @@ def interleave_shards(parts: list[list],        # parts[i] = take_shard(items, (
     bad = [i for i, p in enumerate(parts) if len(p) != len(range(i, total, n))]
     if bad: raise ValueError(f"shard lengths {[len(p) for p in parts]} are not the {n} shards of one list of {total} (check shards {bad})")
     return [parts[k % n][k // n] for k in range(total)]
+
+def find_shards(folder: str | os.PathLike,  # where the shard files lie
+                pattern: str,               # regular expression a shard's file name matches in full, groups (K, N)
+                what: str,                  # the kind of run, for messages ("build", "evaluation")
+                command: str,               # the command that runs one shard, with `{n}` for N (said when one is missing)
+               ) -> list[Path]:
+    """The shard files of one sharded run, in shard order `[K=0, ..., K=N-1]`. Raises `FileNotFoundError` when `folder`
+    holds no shard, `ValueError` when its shards have different N (files of two runs) or some K is missing."""
+    folder, found = Path(folder), {}
+    for f in (sorted(folder.iterdir()) if folder.is_dir() else []):
+        if m := re.fullmatch(pattern, f.name): found[(int(m[1]), int(m[2]))] = f
+    if not found: raise FileNotFoundError(f"no shard files in {folder}: not a sharded {what} (see `{command.format(n='N')}`)")
+    counts = sorted({n for _, n in found})
+    if len(counts) > 1: raise ValueError(f"{folder}: {what} shards of different counts {counts}: a merge needs the shards of one run")
+    n = counts[0]
+    missing = [f"{k}/{n}" for k in range(n) if (k, n) not in found]
+    if missing: raise ValueError(f"{folder}: shard(s) {', '.join(missing)} missing: run them (`{command.format(n=n)}`), then merge")
+    return [found[(k, n)] for k in range(n)]
+
 
 # %% ../../nbs/00_core.ipynb #c86829f9
 def derive_seed(seed: int, *names) -> int:

@@ -12,7 +12,7 @@ from typing import Iterable
 import numpy as np
 from PIL import Image
 
-from ..core import (Problem, JsonlWriter, read_jsonl, write_jsonl, atomic_write, make_manifest, write_manifest,
+from ..core import (find_shards, Problem, JsonlWriter, read_jsonl, write_jsonl, atomic_write, make_manifest, write_manifest,
                          parse_shard, shard_tag, take_shard)
 from ..geo.canvas import GeoGUI
 from .compile import compile_problem, depths, rename_labels
@@ -204,16 +204,9 @@ def merge_build(out: str | os.PathLike,   # a build folder holding the shards' b
     `out` holds no shards, `ValueError` when the shards disagree (settings, problem list, shard count), a shard is
     missing or incomplete, or an id appears twice."""
     out = Path(out)
-    found = {}
-    for f in (sorted(out.iterdir()) if out.is_dir() else []):
-        if m := _SHARD_STATS.fullmatch(f.name): found[(int(m[1]), int(m[2]))] = f
-    if not found: raise FileNotFoundError(f"no build-<i>-of-<n>.json in {out}: not a sharded build (see `guilab pagebench build --shard`)")
-    counts = sorted({n for _, n in found})
-    if len(counts) > 1: raise ValueError(f"{out} holds shards of different counts {counts}: a merge needs the shards of one run")
-    n = counts[0]
-    missing = [f"{i}/{n}" for i in range(n) if (i, n) not in found]
-    if missing: raise ValueError(f"{out}: shard(s) {', '.join(missing)} missing: run them (`guilab pagebench build ... --shard K/{n}`), then merge")
-    metas = [json.loads(found[(i, n)].read_text()) for i in range(n)]
+    files = find_shards(out, _SHARD_STATS.pattern, "build", "guilab pagebench build ... --shard K/{n}")
+    n = len(files)
+    metas = [json.loads(f.read_text()) for f in files]
     common = lambda s: {k: v for k, v in s.items() if k not in ("shard", "n_shard")}
     base = common(metas[0]["shard"])
     for i, m in enumerate(metas):
@@ -245,7 +238,7 @@ def merge_build(out: str | os.PathLike,   # a build folder holding the shards' b
                  workers=sum(s["workers"] for s in st), screenshots=base["settings"]["screenshots"])
     settings = base["settings"]
     man = make_manifest({**settings, "workers": stats["workers"]}, inputs=[out / "problems.jsonl"], outputs=[out / "trajectories.jsonl"],
-                        seeds={"seed": settings["seed"]}, root=out, merged_from=[found[(i, n)].name for i in range(n)])
+                        seeds={"seed": settings["seed"]}, root=out, merged_from=[f.name for f in files])
     write_manifest(out / "build.json", {"stats": stats, "manifest": man})
     return stats
 

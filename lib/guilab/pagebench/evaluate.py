@@ -9,7 +9,7 @@ from pathlib import Path
 
 import gymnasium as gym
 
-from ..core import Problem, read_jsonl, write_jsonl, atomic_write, parse_shard, shard_tag, take_shard, interleave_shards
+from ..core import Problem, find_shards, read_jsonl, write_jsonl, atomic_write, parse_shard, shard_tag, take_shard, interleave_shards
 from ..geo.canvas import GeoGUI
 from ..agents.base import Agent, make, run_episode
 from ..agents.grammar import format_error_warning
@@ -220,17 +220,10 @@ def merge_eval(out: str | os.PathLike,   # the metrics JSON file the shards were
     incomplete, or an id appears twice."""
     out = Path(out)
     suffix = out.suffix or ".json"
-    pat = re.compile(re.escape(out.stem) + r"\.shard-(\d+)-of-(\d+)" + re.escape(suffix))
-    found = {}
-    for f in (sorted(out.parent.iterdir()) if out.parent.is_dir() else []):
-        if m := pat.fullmatch(f.name): found[(int(m[1]), int(m[2]))] = f
-    if not found: raise FileNotFoundError(f"no {out.stem}.shard-<i>-of-<n>{suffix} beside {out}: not a sharded evaluation (see `guilab pagebench eval --shard`)")
-    counts = sorted({n for _, n in found})
-    if len(counts) > 1: raise ValueError(f"{out}: shards of different counts {counts}: a merge needs the shards of one run")
-    n = counts[0]
-    missing = [f"{i}/{n}" for i in range(n) if (i, n) not in found]
-    if missing: raise ValueError(f"{out}: shard(s) {', '.join(missing)} missing: run them (`guilab pagebench eval ... --shard K/{n}`), then merge")
-    metas = [json.loads(found[(i, n)].read_text()) for i in range(n)]
+    files = find_shards(out.parent, re.escape(out.stem) + r"\.shard-(\d+)-of-(\d+)" + re.escape(suffix),
+                        "evaluation", "guilab pagebench eval ... --shard K/{n}")
+    n = len(files)
+    metas = [json.loads(f.read_text()) for f in files]
     config = lambda r: {**{k: v for k, v in r.items() if k not in ("metrics", "warnings", "shard")},
                         "n_total": r["shard"]["n_total"], "ids_sha256": r["shard"]["ids_sha256"]}
     base = config(metas[0])
@@ -241,7 +234,7 @@ def merge_eval(out: str | os.PathLike,   # the metrics JSON file the shards were
                              "n_total / ids_sha256: the problems, e.g. another build, --split or --limit)")
     parts, where = [], {}
     for i in range(n):
-        f = found[(i, n)].with_suffix(".records.jsonl")
+        f = files[i].with_suffix(".records.jsonl")
         recs = read_jsonl(f, missing_ok=True)
         for r in recs:
             if r["id"] in where: raise ValueError(f"id {r['id']!r} appears twice (in shards {where[r['id']]}/{n} and {i}/{n})")
