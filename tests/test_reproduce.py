@@ -116,6 +116,23 @@ def test_unchanged_stage_is_reused_and_changes_rerun(tmp_path):
     assert not man["notebooks"]["w1"]["reused"] and not man["notebooks"]["w2"]["reused"]
 
 
+
+def test_only_runs_share_one_manifest_and_record_their_overrides(tmp_path):
+    """Two `--only` runs into one folder (one after the other, or at once) keep each other's entries; each entry
+    records the overrides it ran with, and a changed override reruns the stage."""
+    folder = tmp_path / "repro"; folder.mkdir(); out = tmp_path / "out"
+    _writer(folder, "w1", "one"); _writer(folder, "w2", "two")
+    run = lambda *extra: subprocess.run([GUILAB, "reproduce", "--params", "params/smoke.yaml", "--out", str(out), "--notebooks",
+                                         str(folder), "--quiet", *extra], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run("--only", "w1", "--set", "seed=3").returncode == 0
+    assert run("--only", "w2").returncode == 0
+    man = json.loads((out / "manifest.json").read_text())
+    assert set(man["notebooks"]) == {"w1", "w2"}
+    assert man["notebooks"]["w1"]["overrides"] == ["seed=3"] and man["notebooks"]["w2"]["overrides"] == []
+    r = run("--only", "w1"); man = json.loads((out / "manifest.json").read_text())
+    assert r.returncode == 0 and not man["notebooks"]["w1"]["reused"] and man["notebooks"]["w1"]["overrides"] == []
+    assert man["notebooks"]["w2"]["overrides"] == [] and set(man["notebooks"]) == {"w1", "w2"}
+
 def test_gallery_renders_in_chromium(smoke_run):
     """The gallery of the smoke run opens in headless Chromium: every image loads, every link points at a file of
     the run, every seed has its section."""

@@ -138,7 +138,8 @@ def _item_state(it: dict, out: Path, runs: dict, params_file: str = "") -> dict:
                                                             if e else f" (notebook {nb} was not run)" if nb else ""))
     else: state = STATUS_TEXT.get(it.get("status"), "guilab analysis") + (": " + it["how"] if it.get("how") else "")
     run = ""
-    if e: run = (f"{Path(e.get('params_file') or params_file).name or 'params ?'}, {e.get('seconds', '?')} s"
+    if e: run = (f"{Path(e.get('params_file') or params_file).name or 'params ?'}"
+                 + (f" with {' '.join(e['overrides'])}" if e.get("overrides") else "") + f", {e.get('seconds', '?')} s"
                  + (" (reused)" if e.get("reused") else "") + ("" if e.get("status") == "ok" else f", {e.get('status')}")
                  + (f", commit {e['git']['commit'][:8]}{' dirty' if e['git'].get('dirty') else ''}" if (e.get("git") or {}).get("commit") else ", commit not recorded"))
     return {"present": present, "missing": [a for a in arts if a not in present], "state": state, "run": run}
@@ -269,11 +270,14 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     results, entries = {}, dict(prev)
     commit = git_commit(root)   # each stage records the code it ran with: a manifest may mix stages of several runs
 
-    def save():
+    def save():   # entries of notebooks this run did not select are taken from the file as it is now (another run may
+                  # have written it meanwhile, e.g. two `--only` runs into one folder)
+        now = (json.loads(mpath.read_text()).get("notebooks", {}) if mpath.exists() else {})
+        merged = {**now, **{k: v for k, v in entries.items() if k in nbs or k not in now}}
         outputs = [q for q in out.rglob("*") if q.is_file() and q != mpath]
         man = make_manifest(p, inputs=[*p["_files"], *reported, *nbs.values()], outputs=outputs,
                             seeds={"seed": p.get("seed")}, root=root, command=" ".join(sys.argv),
-                            params_file=str(params), overrides=list(overrides), notebooks=entries)
+                            params_file=str(params), overrides=list(overrides), notebooks=merged)
         write_manifest(mpath, man)
 
     bar = tqdm(nbs.items(), desc="reproduce", unit="notebook", disable=not progress)
@@ -286,7 +290,8 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         last = _eta(prev, [name], params.name)
         tqdm.write(f"→ {name}: running (last time {_fmt_s(last)}; all left ≈ {_fmt_s(_eta(prev, todo[todo.index(name):], params.name))})")
         r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
-        results[name] = entries[name] = {**r, "key": keys[name], "params_file": str(params), "reused": False, "git": commit}
+        results[name] = entries[name] = {**r, "key": keys[name], "params_file": str(params),
+                                          "overrides": list(overrides), "reused": False, "git": commit}
         tqdm.write(f"{'✓' if r['status'] == 'ok' else '✗'} {name} ({r['seconds']} s){': ' + r['error'] if r['error'] else ''}")
         save()   # after every stage: a killed run keeps what it finished
     save()
