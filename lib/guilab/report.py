@@ -130,10 +130,11 @@ def write_comparison(long: pd.DataFrame,           # `compare` output
                      notes: Iterable[str] = (),    # more footnotes (judge, skipped parts)
                      metrics: Iterable[str] | None = None,  # metric order (see `side_by_side`)
                      titles: dict | None = None,   # metric -> column title
+                     digits: int = 2,              # decimals of the wide table (the long CSV keeps full precision)
                     ) -> tuple[Path, Path, Path]:
-    "Write the side-by-side table (markdown + CSV) and the long form (CSV only), atomically; returns the three paths."
+    "Write the side-by-side table (markdown + CSV, rounded to `digits`) and the long form (CSV only), atomically; returns the three paths."
     wide, foot = side_by_side(long, metrics, titles)
-    md, csv = write_table(wide, stem, title=title, notes=[*foot, *notes])
+    md, csv = write_table(wide.round(digits), stem, title=title, notes=[*foot, *notes])
     buf = io.StringIO(); long.to_csv(buf, index=False)
     return md, csv, atomic_write(Path(str(stem) + "_long.csv"), buf.getvalue())
 
