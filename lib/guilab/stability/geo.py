@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/stability/08_geo.ipynb #2cbc61f3
 from __future__ import annotations
-import hashlib, json, math
+import copy, functools, hashlib, json, math
 from collections import Counter, deque
 
 import numpy as np
@@ -19,14 +19,20 @@ __all__ = ['construction_state', 'reference_subgraph', 'page_trajectory']
 # %% ../../../nbs/stability/08_geo.ipynb #f67a364e
 def _h(obj) -> str: return hashlib.sha1(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
 
+@functools.lru_cache(maxsize=512)
+def _reference(reference: tuple) -> tuple:
+    "The reference construction built once, with its points and signatures (read only; cached per reference)."
+    ref, _ = build_tolerant(list(reference))
+    return ref, _points(ref), signatures(ref, {l: "P:" + l for l in ref.objects})
+
 def construction_state(commands: list[str],     # the construction on the canvas (GeoGebra commands)
                        reference: list[str],    # the problem's reference construction
                        window: dict,            # world window (for the point tolerance)
                        tol: float = 0.02,       # point match tolerance in window diagonals (OTC's tau)
                       ) -> str:
     "`c:<hash>` for a reference sub-construction, `x:<hash>` for anything else (see the module text)."
-    ref, _ = build_tolerant(reference); mod, _ = build_tolerant(commands)
-    pm, pr = _points(mod), _points(ref)
+    ref, pr, sr = _reference(tuple(reference))
+    mod, _ = build_tolerant(commands); pm = _points(mod)
     diag = math.hypot(window["xmax"] - window["xmin"], window["ymax"] - window["ymin"])
     matches = {}
     if pm and pr:
@@ -36,7 +42,6 @@ def construction_state(commands: list[str],     # the construction on the canvas
         r, c = linear_sum_assignment(d)
         matches = {lm[i]: lr[j] for i, j in zip(r, c) if d[i, j] <= tol}
     sm = signatures(mod, {l: "P:" + matches[l] if l in matches else "Q:" + l for l in mod.objects})
-    sr = signatures(ref, {l: "P:" + l for l in ref.objects})
     free = sorted("P:" + matches[l] if l in matches else f"Q:{round(pm[l][0], 2)},{round(pm[l][1], 2)}"
                   for l, o in mod.objects.items() if o.kind == "point" and o.defined and o.algo.name == "_point")
     inside = not (sm - sr) and all(f.startswith("P:") for f in free)
@@ -44,7 +49,14 @@ def construction_state(commands: list[str],     # the construction on the canvas
 
 # %% ../../../nbs/stability/08_geo.ipynb #03469939
 def reference_subgraph(reference: list[str], window: dict, task: str = "", max_states: int = 2000) -> dict:
-    "DESIGN §2 subgraph of the dependency-closed sub-constructions of `reference` (see the module text)."
+    """DESIGN §2 subgraph of the dependency-closed sub-constructions of `reference` (see the module text). Computed once
+    per (reference, window, task, max_states) in a process and returned as a fresh copy: every agent's trajectory on a
+    problem shares its subgraph."""
+    return copy.deepcopy(_reference_subgraph(tuple(reference), json.dumps(window, sort_keys=True), task, max_states))
+
+@functools.lru_cache(maxsize=256)
+def _reference_subgraph(reference: tuple, window_json: str, task: str, max_states: int) -> dict:
+    reference, window = list(reference), json.loads(window_json)
     n = len(reference)
     sid = lambda S: construction_state([reference[i] for i in sorted(S)], reference, window)
     start = frozenset(); ids = {start: sid(start)}; edges = set(); q = deque([start])
