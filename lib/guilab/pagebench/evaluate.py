@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/pagebench/05_evaluate.ipynb #bcca2169
 from __future__ import annotations
-import hashlib, json, math, os, re, sys
+import json, math, os, re, sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -13,7 +13,7 @@ from ..core import Problem, find_shards, read_jsonl, write_jsonl, atomic_write, 
 from ..geo.canvas import GeoGUI
 from ..agents.base import Agent, make, run_episode
 from ..agents.grammar import format_error_warning
-from .build import gt_step
+from .build import gt_step, _ids_sha256   # one digest of a run's problem ids for build and eval shards
 from .metrics import score, otc_detail, frs, overall
 
 # %% auto #0
@@ -140,8 +140,6 @@ def closed_loop_records(agent, trajs: list[dict], problems, render: bool | None 
     "`run_problem` on every kept trajectory (the agent's own states), marked `mode: closed_loop`."
     probs = _problems(problems)
     return [{**run_problem(agent, t, probs[t["id"]], render=render), "mode": "closed_loop"} for t in trajs if t.get("kept")]
-
-def _ids_sha256(ids) -> str: return hashlib.sha256("\n".join(map(str, ids)).encode()).hexdigest()
 
 def _result(agent, spec: dict, info: dict, data, split: str, recs: list[dict]) -> dict:
     "The result dict of an evaluation over `recs` (metrics and warnings computed here; shared by `evaluate` and `merge_eval`)."
