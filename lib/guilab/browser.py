@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 # %% auto #0
-__all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DEMO_NOTEBOOK', 'BROWSER_ACTION_TYPES', 'PROFILE_SETTINGS',
-           'FETCH_COUNTER_JS', 'STILL_JS', 'BUSY_SELECTOR', 'SETTLE_JS', 'DESCRIBE_JS', 'BrowserUnavailable',
-           'chromium_available', 'launch_chromium', 'browser_page', 'run_outside_loop', 'write_demo_root',
-           'write_lab_profile', 'jupyter_lab_command', 'start_jupyterlab', 'playwright_key', 'AnyText',
-           'BrowserActionSpace', 'check_browser_action', 'guard_text', 'guard_request', 'put_setting',
+__all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DISABLED_EXTENSIONS', 'DEMO_NOTEBOOK', 'BROWSER_ACTION_TYPES',
+           'PROFILE_SETTINGS', 'FETCH_COUNTER_JS', 'STILL_JS', 'BUSY_SELECTOR', 'SETTLE_JS', 'DESCRIBE_JS',
+           'BrowserUnavailable', 'chromium_available', 'launch_chromium', 'browser_page', 'run_outside_loop',
+           'write_demo_root', 'write_lab_profile', 'jupyter_lab_command', 'start_jupyterlab', 'playwright_key',
+           'AnyText', 'BrowserActionSpace', 'check_browser_action', 'guard_text', 'guard_request', 'put_setting',
            'reset_server_state', 'notebook_json', 'apply_config', 'BrowserEnv']
 
 # %% ../../nbs/browser/00_browser.ipynb #e7861ec8
@@ -70,6 +70,10 @@ def run_outside_loop(fn: Callable, *args, **kwargs):
 
 # %% ../../nbs/browser/00_browser.ipynb #85289a52
 NOTIFICATION_SETTINGS = {"fetchNews": "false", "checkForUpdates": False, "doNotDisturbMode": True}
+# Lab extensions switched off in the capture profile (`labconfig/page_config.json`): the `notebook` package (7.x)
+# adds "Open in…" / "Notebook" menu items and toolbar buttons to JupyterLab; with it on, the UI's states depend on
+# whether that package happens to be installed, and a UTG explored without it no longer matches (issue 13).
+DISABLED_EXTENSIONS = {"@jupyter-notebook/lab-extension": True}
 
 DEMO_NOTEBOOK = {
     "cells": [
@@ -110,12 +114,19 @@ def write_demo_root(root: str | os.PathLike) -> Path:
 def write_lab_profile(config_dir: str | os.PathLike) -> dict:
     """Write an isolated JupyterLab profile under `config_dir`; returns the environment variables that select it
     (`JUPYTER_CONFIG_DIR`, `JUPYTERLAB_SETTINGS_DIR`, `JUPYTERLAB_WORKSPACES_DIR`, `JUPYTER_RUNTIME_DIR`). The
-    notification plugin's user settings disable news and update checks (`NOTIFICATION_SETTINGS`)."""
+    notification plugin's user settings disable news and update checks (`NOTIFICATION_SETTINGS`);
+    `labconfig/page_config.json` disables the lab extensions in `DISABLED_EXTENSIONS`, so the GUI does not change with
+    which optional Jupyter packages are installed; the kernels' IPython profile (`ipython/profile_default/
+    ipython_kernel_config.py`) turns off the random tip IPython appends to a console's banner."""
     c = Path(config_dir)
     settings = c/"lab"/"user-settings"
     f = settings/"@jupyterlab"/"apputils-extension"/"notification.jupyterlab-settings"
     f.parent.mkdir(parents=True, exist_ok=True)
     f.write_text(json.dumps(NOTIFICATION_SETTINGS, indent=2))
+    (c/"labconfig").mkdir(parents=True, exist_ok=True)
+    (c/"labconfig"/"page_config.json").write_text(json.dumps({"disabledExtensions": DISABLED_EXTENSIONS}, indent=2))
+    (c/"ipython"/"profile_default").mkdir(parents=True, exist_ok=True)
+    (c/"ipython"/"profile_default"/"ipython_kernel_config.py").write_text("c.InteractiveShell.enable_tip = False\n")
     for d in ("workspaces", "runtime", "data"): (c/d).mkdir(exist_ok=True)
     return {"JUPYTER_CONFIG_DIR": str(c), "JUPYTERLAB_SETTINGS_DIR": str(settings),
             "JUPYTERLAB_WORKSPACES_DIR": str(c/"workspaces"), "JUPYTER_RUNTIME_DIR": str(c/"runtime"),
