@@ -15,7 +15,7 @@ from .utg import (add_state, add_transition, counts, describe, edge_actions, loa
                                   save_utg, signature, states)
 
 # %% auto #0
-__all__ = ['DESTRUCTIVE', 'EXTERNAL', 'COLLECT_JS', 'SETTLE_JS', 'is_destructive', 'action_key', 'number_actions',
+__all__ = ['DESTRUCTIVE', 'EXTERNAL', 'COLLECT_JS', 'KERNEL_PENDING_JS', 'is_destructive', 'action_key', 'number_actions',
            'JupyterLabApp', 'goto', 'explore']
 
 # %% ../../../nbs/stability/03_explore.ipynb #63c02f25
@@ -93,9 +93,9 @@ COLLECT_JS = r"""() => {
   return out;
 }"""
 
-SETTLE_JS = r"""(quiet) => new Promise(res => { let done = false; const fin = () => { if (!done) { done = true; obs.disconnect(); res(true); } };
-  let t = setTimeout(fin, quiet); const obs = new MutationObserver(() => { clearTimeout(t); t = setTimeout(fin, quiet); });
-  obs.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true}); setTimeout(fin, 2000); })"""
+# the status bar's kernel item reads "<kernel> | <status>"; these statuses mean the client is not done with the kernel yet
+KERNEL_PENDING_JS = r"""() => !/\|\s*(Starting|Connecting|Initializing|Restarting|Reconnecting|Unknown)\b/.test(
+  (document.querySelector('#jp-main-statusbar') || {}).innerText || '')"""
 
 # %% ../../../nbs/stability/03_explore.ipynb #b75ada04
 class JupyterLabApp:
@@ -105,8 +105,12 @@ class JupyterLabApp:
     `close_context()` returns it). Raises `guilab.browser.BrowserUnavailable` without Chromium/Playwright."""
     app = "jupyterlab"
 
-    def __init__(self, viewport: tuple = (1280, 800), video_dir: str | Path | None = None, quiet_ms: int = 150):
-        self.viewport, self.video_dir, self.quiet_ms = tuple(viewport), video_dir, quiet_ms
+    def __init__(self, viewport: tuple = (1280, 800), video_dir: str | Path | None = None,
+                 quiet_ms: int = 150,          # the page must be quiet this long before a state is read (ms)
+                 cap_ms: int = 3000,           # ... for at most this long (ms)
+                 kernel_wait_s: float = 10.0,  # wait this long at most for kernels to be idle and connected (s)
+                ):
+        self.viewport, self.video_dir, self.quiet_ms, self.cap_ms, self.kernel_wait_s = tuple(viewport), video_dir, quiet_ms, cap_ms, kernel_wait_s
         self._stack = contextlib.ExitStack(); self.page = None; self.n_resets = 0; self.n_steps = 0
 
     def __enter__(self):
@@ -127,7 +131,9 @@ class JupyterLabApp:
         kw = dict(viewport={"width": self.viewport[0], "height": self.viewport[1]}, device_scale_factor=1, locale="en-US",
                   timezone_id="UTC", reduced_motion="reduce", accept_downloads=False)
         if self.video_dir: kw.update(record_video_dir=str(self.video_dir), record_video_size={"width": self.viewport[0], "height": self.viewport[1]})
+        from guilab.browser import FETCH_COUNTER_JS, STILL_JS
         self.context = self.browser.new_context(**kw)
+        self.context.add_init_script(FETCH_COUNTER_JS); self.context.add_init_script(STILL_JS)
         self.page = self.context.new_page()
         main = self.page
         self.context.on("page", lambda p: p.close() if p != main else None)
@@ -175,16 +181,44 @@ class JupyterLabApp:
                 self._api(f"/api/contents/{rel}", "PUT", {"type": "file", "format": "text", "content": data.decode()})
 
     def reset(self) -> dict:
-        "REST reset, then load `lab?reset` (empty workspace) and wait for the launcher; returns the observation."
+        """REST reset, then load `lab?reset` (empty workspace) and wait for the launcher; returns the observation.
+        The page reads the server's workspace list when it loads: on a fresh server the `default` workspace is saved
+        only after that, so the first reset loads the page a second time (the *Running* panel then lists it, as on
+        every later reset)."""
         self.rest_reset(); self.n_resets += 1
-        self.page.goto(f"{self.url}lab?reset&token={self.token}")
-        self.page.wait_for_selector(".jp-Launcher", timeout=60000)
+        for _ in range(2):
+            had = "default" in self._workspaces()
+            self.page.goto(f"{self.url}lab?reset&token={self.token}")
+            self.page.wait_for_selector(".jp-Launcher", timeout=60000)
+            if had or not self._wait(lambda: "default" in self._workspaces()): break
         return self.observe()
+
+    def _workspaces(self) -> list:
+        "Ids of the workspaces the server holds (`/lab/api/workspaces`)."
+        r = self._api("/lab/api/workspaces") or {}
+        ws = r.get("workspaces", r) if isinstance(r, dict) else r
+        return list(ws.get("ids", [])) if isinstance(ws, dict) else [w.get("metadata", {}).get("id", w) if isinstance(w, dict) else w for w in ws]
+
+    def _kernels_ready(self) -> bool:
+        """Every kernel the server runs is idle, and the status bar's kernel item no longer reads Starting / Connecting
+        (a kernel left running after its tab closed has no client: it only has to be idle)."""
+        return all(k.get("execution_state") == "idle" for k in self._api("/api/kernels") or []) and self.page.evaluate(KERNEL_PENDING_JS)
+
+    def _wait(self, ready, timeout: float | None = None) -> bool:
+        "Poll `ready()` every 50 ms for at most `timeout` (default `kernel_wait_s`) seconds; returns its last value."
+        end = time.monotonic() + (self.kernel_wait_s if timeout is None else timeout)
+        while not (ok := ready()) and time.monotonic() < end: time.sleep(0.05)
+        return ok
 
     # -- observation and actions -----------------------------------------------------------------------------
     def observe(self) -> dict:
-        "Wait for the DOM to settle, then collect elements; `{'id', 'elements', 'desc'}`."
-        self.page.evaluate(SETTLE_JS, self.quiet_ms)
+        "Wait for kernels to be ready and the page to settle, then collect elements; `{'id', 'elements', 'desc'}`."
+        from guilab.browser import SETTLE_JS, BUSY_SELECTOR
+        end = time.monotonic() + self.kernel_wait_s
+        while True:   # settle first (a new session is created by a fetch), then check the kernels; settle again until ready
+            self.page.evaluate(SETTLE_JS, [self.quiet_ms, self.cap_ms, BUSY_SELECTOR])
+            if self._kernels_ready() or time.monotonic() > end: break
+            time.sleep(0.05)
         els = self.page.evaluate(COLLECT_JS)
         root = str(self.root)   # the server's temporary root folder (a random name) shows in the home crumb's title
         for e in els:

@@ -19,11 +19,16 @@ __all__ = ['FLAGS', 'mask_text', 'canonical_entry', 'signature', 'describe', 'ne
 
 # %% ../../../nbs/stability/02_utg.ipynb #31eb9713
 FLAGS = ("checked", "selected", "expanded", "pressed", "disabled", "current", "visible", "hit")
-_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=[0-9a-f]*\d)[0-9a-f]{12,}\b", re.I)
+# ids: UUIDs, and hex runs of 6+ characters with a digit. JupyterLab's Running panel shows a kernel as
+# "Untitled.ipynb (fa1a2e3b)", the first 8 characters of its id, which may be all digits ("(20394817)": 2 % of ids);
+# a plain number of 6+ digits is masked as `<id>` too, which merges exactly what `#` would. An id with no digit
+# ((6/16)^8 = 0.04 % of 8-character ids) stays unmasked: hex-letter words (facade, decade) must not be masked.
+_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=[0-9a-f]*\d)[0-9a-f]{6,}\b", re.I)
 _WS = re.compile(r"\s+")
 
 def mask_text(s: str) -> str:
-    "Collapse whitespace, mask UUIDs / long hex ids as `<id>` and every run of digits as `#` (never truncates)."
+    """Collapse whitespace, mask UUIDs and hex ids (6+ hex characters with a digit) as `<id>` and every other run of
+    digits as `#` (never truncates)."""
     s = _WS.sub(" ", str(s or "")).strip()
     return re.sub(r"\d+", "#", _ID.sub("<id>", s))
 
