@@ -135,7 +135,7 @@ def test_only_runs_share_one_manifest_and_record_their_overrides(tmp_path):
 
 def test_gallery_renders_in_chromium(smoke_run):
     """The gallery of the smoke run opens in headless Chromium: every image loads, every link points at a file of
-    the run, every seed has its section."""
+    the run, every seed has its section, and every `*_vs_reported` table fits on one 1920x1080 screen."""
     from guilab.browser import chromium_available, browser_page, run_outside_loop
     if not chromium_available(): pytest.skip("Chromium is not installed (apt-get install chromium)")
     r, out = smoke_run
@@ -148,8 +148,14 @@ def test_gallery_renders_in_chromium(smoke_run):
             imgs = page.evaluate("() => [...document.images].map(i => [i.getAttribute('src'), i.naturalWidth])")
             links = page.evaluate("() => [...document.querySelectorAll('a')].map(a => a.getAttribute('href'))")
             h2 = page.evaluate("() => [...document.querySelectorAll('h2')].map(h => h.textContent)")
-            return errors, imgs, links, h2
-    errors, imgs, links, h2 = run_outside_loop(check)
+            page.set_viewport_size({"width": 1920, "height": 1080})   # one full-HD screen
+            fit = page.evaluate("""() => [...document.querySelectorAll('div.md[data-src$="_vs_reported.md"] table')].map(t =>
+                [t.closest('div.md').dataset.src, t.scrollWidth, t.clientWidth, t.offsetHeight])""")
+            return errors, imgs, links, h2, fit
+    errors, imgs, links, h2, fit = run_outside_loop(check)
+    # every reported-beside-reproduced table fits on one 1920x1080 screen: no horizontal scroll, at most 1080 px tall
+    assert len(fit) >= 4, fit
+    assert all(sw <= cw and h <= 1080 for _, sw, cw, h in fit), fit
     assert not errors, errors
     assert imgs and all(w > 0 for _, w in imgs), [s for s, w in imgs if w == 0]
     assert links and all((out / h).is_file() for h in links), [h for h in links if not (out / h).is_file()]

@@ -152,15 +152,16 @@ def _html_artefact(out: Path, a: str) -> str:
         body = mistune.create_markdown(plugins=["table"], escape=True)(q.read_text(encoding="utf-8"))
         csv = q.with_suffix(".csv")
         links = f'<a href="{esc}">{esc}</a>' + (f' · <a href="{html.escape(str(csv.relative_to(out)))}">CSV</a>' if csv.is_file() else "")
-        return f'<details open><summary>{links}</summary><div class="md">{body}</div></details>'
+        return f'<details open><summary>{links}</summary><div class="md" data-src="{esc}">{body}</div></details>'
     return f'<p><a href="{esc}">{esc}</a></p>'
 
-_CSS = """body{font:14px/1.45 system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+_CSS = """body{font:14px/1.45 system-ui,sans-serif;max-width:1800px;margin:2em auto;padding:0 1em;color:#222}
 h2{border-bottom:2px solid #0173b2;padding-bottom:.2em}.item{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:1em 0}
 .st{font-size:13px;color:#555}.st b{color:#222}.not_reproducible{background:#f7f7f7}.missing{color:#d55e00}
 img{max-width:100%;max-height:520px}table{border-collapse:collapse;font-size:12px;margin:.5em 0;display:block;overflow-x:auto}
 .md h1{font-size:15px;margin:.4em 0}.not_reproducible h3{font-size:14px;margin:.2em 0}.not_reproducible p{margin:.2em 0}
-td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child,th:first-child{text-align:left}figure{margin:.5em 0}"""
+td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child,th:first-child{text-align:left}figure{margin:.5em 0}
+th{max-width:7.5em;vertical-align:bottom;overflow-wrap:anywhere}td{white-space:nowrap}td:first-child{white-space:normal;min-width:12em;max-width:22em}"""
 
 def write_gallery(out: str | os.PathLike,            # the output folder of a run (holds manifest.json)
                   gallery: str | os.PathLike | None = None,  # gallery table (default: guilab/data/gallery.yaml)
