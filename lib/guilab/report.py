@@ -73,11 +73,12 @@ def compare(reproduced: Iterable[dict] | pd.DataFrame,   # rows with "row", "col
 def _cell(v) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)): return "—"
     if isinstance(v, (float, np.floating, int, np.integer)) and not isinstance(v, bool):
+        if v != 0 and abs(v) < 5e-5: return f"{v:.2e}"   # a tiny p-value is not 0: 3.64e-08
         return f"{v:.4f}".rstrip("0").rstrip(".")   # as printed: 4906, 29.52, 0.6391 (at most 4 decimals)
     return str(v).replace("|", "\\|").replace("\n", " ")
 
 def to_markdown(df: pd.DataFrame) -> str:
-    "A GitHub-flavoured markdown table (NaN as '—', numbers with at most 4 decimals and no trailing zeros)."
+    "A GitHub-flavoured markdown table (NaN as '—', numbers with at most 4 decimals and no trailing zeros; a nonzero number that would round to 0 in scientific notation, e.g. 3.64e-08)."
     cols = list(df.columns)
     lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(df[c]) else "---" for c in cols) + "|"]
     for r in df.itertuples(index=False): lines.append("| " + " | ".join(_cell(v) for v in r) + " |")
