@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if not getattr(a, "func", None): ap.print_help(); return 2
     try: return a.func(a)
-    except (ValueError, FileNotFoundError) as e:   # bad input from the user: a clear message (GUILAB_DEBUG=1 shows the traceback)
+    except (ValueError, OSError) as e:   # bad input from the user (a value, a missing file, a folder for a file): a clear message (GUILAB_DEBUG=1 shows the traceback)
         if os.environ.get("GUILAB_DEBUG"): raise
         print(f"guilab {a.command}: error: {e}", file=sys.stderr); return 2
 

@@ -22,7 +22,7 @@ __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTI
            'seed_everything', 'code_digest', 'cache_key', 'file_digest', 'ParamsError', 'deep_merge', 'set_dotted',
            'closest', 'check_override_key', 'parse_override', 'load_params', 'sha256_file', 'package_versions',
            'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest', 'project_root', 'command_group',
-           'free_port']
+           'cli_number', 'free_port']
 
 # %% ../../nbs/00_core.ipynb #e2f9fb50
 class RecordError(ValueError):
@@ -348,7 +348,8 @@ def read_jsonl(path: str | os.PathLike,  # a `.jsonl` file
     path = Path(path)
     if not path.exists():
         if missing_ok: return []
-        raise FileNotFoundError(path)
+        raise FileNotFoundError(f"no such file: {path}")
+    if path.is_dir(): raise IsADirectoryError(f"{path} is a folder, not a JSONL file")
     raw = path.read_bytes()
     lines = raw.split(b"\n")
     out = []
@@ -677,6 +678,22 @@ def command_group(sub,                   # the `guilab` parser's sub-parsers (ar
     "Add the command `guilab NAME` and return its sub-parsers; the chosen sub-command lands in `args.<name>_command`."
     p = sub.add_parser(name, help=help)
     return p.add_subparsers(dest=f"{name.replace('-', '_')}_command", metavar="SUBCOMMAND", required=required)
+
+def cli_number(kind: type = float,      # int or float
+               low: float | None = None, # smallest allowed value (None: no bound)
+               strict: bool = False,     # `low` itself is refused too (e.g. a budget must be > 0)
+              ):
+    """An argparse `type=` that parses `kind` and refuses NaN, ±inf and values below `low` with a one-line
+    `argparse.ArgumentTypeError`, so a bad number stops a command before it starts anything."""
+    def parse(s: str):
+        try: v = kind(s)
+        except ValueError: raise argparse.ArgumentTypeError(f"{s!r} is not {'a whole number' if kind is int else 'a number'}") from None
+        if isinstance(v, float) and not math.isfinite(v): raise argparse.ArgumentTypeError(f"{s!r} is not a finite number")
+        if low is not None and (v < low or (strict and v == low)):
+            raise argparse.ArgumentTypeError(f"{s} must be {'>' if strict else '>='} {low:g}")
+        return v
+    parse.__name__ = kind.__name__   # argparse names the type in its messages
+    return parse
 
 def free_port(host: str = "127.0.0.1") -> int:  # interface to bind; services guilab starts listen on loopback only
     "A TCP port that is free on `host` right now (the OS picks it; another process may take it before you bind)."

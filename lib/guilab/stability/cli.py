@@ -6,7 +6,7 @@
 from __future__ import annotations
 import argparse, json, sys
 from pathlib import Path
-from ..core import command_group
+from ..core import command_group, cli_number
 
 # %% auto #0
 __all__ = ['SCRIPTED', 'make_agents', 'analyze', 'add_cli']
@@ -38,7 +38,11 @@ def analyze(trajectories: str | Path | list, tasks: str | Path | list, out: str 
     from guilab.stability import analysis as A
     trs = read_jsonl(trajectories) if not isinstance(trajectories, list) else trajectories
     tks = read_jsonl(tasks) if not isinstance(tasks, list) else tasks
+    if not trs: raise ValueError(f"no trajectories in {trajectories if not isinstance(trajectories, list) else 'the list given'}")
+    if splits < 1 or permutations < 1: raise ValueError(f"splits and permutations must be >= 1, got {splits} and {permutations}")
     sub = {t["id"]: t["subgraph"] for t in tks}
+    unknown = sorted({r["task"] for r in trs} - set(sub))
+    if unknown: raise ValueError(f"{len(unknown)} task(s) of the trajectories are not in the tasks file, e.g. {unknown[:3]}: pass the tasks file the run used")
     df = A.trajectory_frame(trs, sub)
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     res = {"trajectories": df, "table2": A.table2(df), "outcome": A.outcome_stratified(df, n_boot=n_boot, seed=seed),
@@ -79,7 +83,7 @@ def _cmd_run(a) -> int:
     from guilab.stability.runner import run_suite
     from guilab.stability.utg import load_utg
     G = load_utg(a.utg); tasks = read_jsonl(a.tasks)
-    if a.limit: tasks = tasks[: a.limit]
+    if a.limit is not None: tasks = tasks[: a.limit]
     specs = None
     if a.agent:
         opts = parse_options(a.agent_opt)
@@ -109,23 +113,29 @@ def add_cli(sub) -> None:
     "Add the `stability` command group to `guilab`'s subparsers."
     s = command_group(sub, "stability", help="GraceBench: UTG exploration, task runs, stability metrics and analyses")
     e = s.add_parser("explore", help="explore an app breadth-first into a UTG (resumable)")
-    e.add_argument("--app", default="jupyterlab", choices=["jupyterlab"])
-    e.add_argument("--budget-s", type=float, default=600.0, help="wall-clock budget in seconds")
-    e.add_argument("--out", required=True); e.add_argument("--max-depth", type=int, default=6)
+    e.add_argument("--app", default="jupyterlab", choices=["jupyterlab"], help="the application to explore (a real JupyterLab in headless Chromium)")
+    e.add_argument("--budget-s", type=cli_number(float, 0, strict=True), default=600.0, help="wall-clock budget in seconds (> 0)")
+    e.add_argument("--out", required=True, help="output folder: utg.json, screens/, explore_state.json; an existing one is resumed")
+    e.add_argument("--max-depth", type=cli_number(int, 1), default=6, help="deepest breadth-first level explored (actions from the start state, >= 1)")
     e.add_argument("--graphml", action="store_true", help="also write utg.graphml")
     e.add_argument("--fresh", action="store_true", help="start over instead of resuming")
-    e.add_argument("--quiet", action="store_true"); e.set_defaults(func=_cmd_explore)
+    e.add_argument("--quiet", action="store_true", help="no progress bar"); e.set_defaults(func=_cmd_explore)
     t = s.add_parser("tasks", help="build tasks (subgraphs, concise and detailed instructions) from a UTG")
-    t.add_argument("--utg", required=True); t.add_argument("--out", required=True)
-    t.add_argument("--n-tasks", type=int, default=48); t.add_argument("--seed", type=int, default=0); t.set_defaults(func=_cmd_tasks)
+    t.add_argument("--utg", required=True, help="a UTG written by explore (utg.json)"); t.add_argument("--out", required=True, help="tasks JSONL file to write")
+    t.add_argument("--n-tasks", type=cli_number(int, 1), default=48, help="how many tasks (>= 1)"); t.add_argument("--seed", type=int, default=0)
+    t.set_defaults(func=_cmd_tasks)
     r = s.add_parser("run", help="run agents on tasks (UTG replay or online with video); resumable")
-    r.add_argument("--utg", required=True); r.add_argument("--tasks", required=True); r.add_argument("--out", required=True)
+    r.add_argument("--utg", required=True, help="the UTG (utg.json)"); r.add_argument("--tasks", required=True, help="tasks JSONL")
+    r.add_argument("--out", required=True, help="output folder (trajectories.jsonl, run.json); a folder made with other settings is refused")
     r.add_argument("--agent", action="append", help="registered stability agent (repeatable); default: the scripted set")
     r.add_argument("--agent-opt", action="append", help="KEY=VALUE option for the agents given")
-    r.add_argument("--mode", default="utg", choices=["utg", "online"]); r.add_argument("--budget", type=int, default=15)
-    r.add_argument("--limit", type=int, default=None, help="first N tasks only"); r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--quiet", action="store_true"); r.set_defaults(func=_cmd_run)
+    r.add_argument("--mode", default="utg", choices=["utg", "online"])
+    r.add_argument("--budget", type=cli_number(int, 1), default=15, help="actions per trajectory (>= 1; GraceBench: 15)")
+    r.add_argument("--limit", type=cli_number(int, 1), default=None, help="first N tasks only (>= 1)"); r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--quiet", action="store_true", help="no progress bar"); r.set_defaults(func=_cmd_run)
     z = s.add_parser("analyze", help="stability metrics, Table 2, outcome strata, Figure 5a/5b data, split-half Spearman")
-    z.add_argument("--trajectories", required=True); z.add_argument("--tasks", required=True); z.add_argument("--out", required=True)
-    z.add_argument("--splits", type=int, default=1000); z.add_argument("--permutations", type=int, default=1000)
+    z.add_argument("--trajectories", required=True, help="trajectories JSONL (from run)"); z.add_argument("--tasks", required=True, help="the tasks JSONL of the run")
+    z.add_argument("--out", required=True, help="output folder for the CSV tables and summary.json")
+    z.add_argument("--splits", type=cli_number(int, 1), default=1000, help="split-half task splits (>= 1)")
+    z.add_argument("--permutations", type=cli_number(int, 1), default=1000, help="permutations per Spearman test (>= 1)")
     z.add_argument("--seed", type=int, default=0); z.set_defaults(func=_cmd_analyze)

@@ -10,17 +10,29 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
+from ..core import rng
 from ..agents.base import Agent, invalid
 from .utg import states
 
 # %% auto #0
-__all__ = ['DONE', 'PROMPT', 'OracleAgent', 'NoisyOracleAgent', 'LoopingAgent', 'RandomAgent', 'LexicalAgent', 'parse_action',
-           'ModelAgent', 'endpoint_agent', 'tiny_agent']
+__all__ = ['DONE', 'PROMPT', 'episode_rng', 'OracleAgent', 'NoisyOracleAgent', 'LoopingAgent', 'RandomAgent', 'LexicalAgent',
+           'parse_action', 'ModelAgent', 'endpoint_agent', 'tiny_agent']
 
 # %% ../../../nbs/stability/05_policies.ipynb #0a8f7fee
 DONE = {"type": "done"}
 
 def _click(a: dict) -> dict: return {"type": "click", "key": a["key"]}
+
+def episode_rng(seed: int,      # the agent's seed
+                name: str,      # the agent's name (two agents with one seed draw different streams)
+                obs=None, info=None,  # `reset`'s arguments: the task id from info["task"], the condition from obs or info
+               ) -> np.random.Generator:
+    """The random stream of one episode, from `(seed, name, task id, condition)` through `guilab.core.rng` (sha256):
+    the same in every process (no `hash()`, which `PYTHONHASHSEED` changes) and independent of the episodes run
+    before it, so a resumed run draws what an uninterrupted one does."""
+    task = (info or {}).get("task") or {}
+    cond = (obs or {}).get("condition") or (info or {}).get("condition") or ""
+    return rng(seed, "stability", name, task.get("id", ""), cond)
 
 class OracleAgent(Agent):
     "Shortest path to the goal in the full UTG (DESIGN-free: the reference policy); `done` at the goal."
@@ -50,11 +62,11 @@ class NoisyOracleAgent(OracleAgent):
     def __init__(self, epsilon: float = 0.1,   # probability of a random action per step
                  seed: int = 0):
         if not 0 <= epsilon <= 1: raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
-        self.epsilon, self.seed, self.episode = float(epsilon), int(seed), 0
+        self.epsilon, self.seed = float(epsilon), int(seed)
         self.name = f"noisy_oracle_{epsilon:g}"
     def reset(self, obs=None, info=None):
-        super().reset(obs, info); self.episode += 1
-        self.g = np.random.default_rng([self.seed, self.episode, abs(hash(self.task["id"])) % (2**31)])
+        super().reset(obs, info)
+        self.g = episode_rng(self.seed, self.name, obs, info)
     def act(self, obs):
         if obs["actions"] and self.g.random() < self.epsilon:
             return _click(obs["actions"][int(self.g.integers(len(obs["actions"])))])
@@ -83,10 +95,8 @@ class LoopingAgent(OracleAgent):
 class RandomAgent(Agent):
     "A uniformly random available action each step; never `done`."
     name = "random"
-    def __init__(self, seed: int = 0): self.seed, self.episode = int(seed), 0
-    def reset(self, obs=None, info=None):
-        self.episode += 1; tid = ((info or {}).get("task") or {}).get("id", "")
-        self.g = np.random.default_rng([self.seed, self.episode, sum(map(ord, tid))])
+    def __init__(self, seed: int = 0): self.seed = int(seed)
+    def reset(self, obs=None, info=None): self.g = episode_rng(self.seed, self.name, obs, info)
     def act(self, obs):
         return _click(obs["actions"][int(self.g.integers(len(obs["actions"])))]) if obs["actions"] else None   # nothing to click: stop
 

@@ -12,11 +12,12 @@ import networkx as nx
 import numpy as np
 
 from ..agents.base import Agent, run_episode
-from ..core import JsonlWriter, read_jsonl, StabilityTrajectory
+from ..core import JsonlWriter, read_jsonl, StabilityTrajectory, rng, atomic_write
 from .utg import signature, states
 
 # %% auto #0
-__all__ = ['V_OUT', 'align', 'UTGEnv', 'trajectory_record', 'run_utg', 'video_duration', 'cut_clip', 'run_online', 'run_suite']
+__all__ = ['V_OUT', 'align', 'UTGEnv', 'trajectory_record', 'run_utg', 'video_duration', 'cut_clip', 'run_online', 'run_settings',
+           'check_run_settings', 'run_suite']
 
 # %% ../../../nbs/stability/06_runner.ipynb #b01d143a
 V_OUT = "v_out"
@@ -54,8 +55,8 @@ class UTGEnv(gym.Env):
         super().reset(seed=seed); o = options or {}
         self.task = o["task"]; self.condition = o.get("condition", "concise")
         self.instruction = self.task[self.condition]; self.state = self.task["start"]; self.t = 0
-        self.g = np.random.default_rng([self._seed if seed is None else seed, sum(map(ord, self.task["id"]))])
-        return self._obs(), {"task": self.task, "utg": self.G, "state": self.state}
+        self.g = rng(self._seed if seed is None else seed, "utg_env", self.task["id"], self.condition)   # stable per task and condition
+        return self._obs(), {"task": self.task, "utg": self.G, "state": self.state, "condition": self.condition}
     def step(self, action):
         self.t += 1
         if action.get("type") == "done": return self._obs(), 0.0, True, False, {"state": self.state, "done": True}
@@ -128,7 +129,7 @@ def run_online(app,                      # a started stability.explore.JupyterLa
     app.video_dir = out / "raw"; app.new_context(); t0 = time.time()
     obs = app.reset()
     s0 = align(obs, G)
-    agent.reset(None, {"task": task, "utg": G, "state": s0})
+    agent.reset(None, {"task": task, "utg": G, "state": s0, "condition": condition})
     sts, acts, steps, stopped, n_bad = [s0], [], [], "budget", 0
     for t in range(budget):
         pre = shots / f"step_{t + 1:02d}_pre.png"; t_pre = time.time() - t0; app.screenshot(pre)
@@ -172,6 +173,35 @@ def run_online(app,                      # a started stability.explore.JupyterLa
                              dir=str(out), evidence_missing="; ".join(missing) or None)
 
 # %% ../../../nbs/stability/06_runner.ipynb #9b8696c6
+def run_settings(agents: dict,       # name → Agent
+                 tasks: list[dict],  # the tasks of the run
+                 mode: str, budget: int, seed: int) -> dict:
+    """What a run's records depend on besides their id (`model|task|condition`): mode, action budget, seed, each
+    agent's spec (`agent_spec`, which `guilab.agents.base.make` attaches: registered name and options; else its class)
+    and a sha256 of each task."""
+    import hashlib
+    def desc(a):
+        return getattr(a, "agent_spec", None) or {"class": f"{type(a).__module__}.{type(a).__qualname__}"}
+    return {"mode": mode, "budget": int(budget), "seed": int(seed),
+            "agents": {n: desc(a) for n, a in agents.items()},
+            "tasks": {t["id"]: hashlib.sha256(json.dumps(t, sort_keys=True, default=str).encode()).hexdigest()[:16] for t in tasks}}
+
+def check_run_settings(out: str | Path,   # the run folder (holds trajectories.jsonl and run.json)
+                       settings: dict,    # `run_settings` of the run about to resume
+                      ) -> None:
+    """Refuse to resume a run folder whose records were made with other settings (raises `ValueError` naming
+    them); agents and tasks new to the folder are fine. Writes the merged settings to `out/run.json` (atomically)."""
+    out = Path(out); f = out / "run.json"
+    if f.exists() and (out / "trajectories.jsonl").exists():
+        old = json.loads(f.read_text())
+        diff = [k for k in ("mode", "budget", "seed") if old.get(k) != settings[k]]
+        diff += [f"{kind[:-1]} {n}" for kind in ("agents", "tasks") for n, v in settings[kind].items()
+                 if n in old.get(kind, {}) and old[kind][n] != v]
+        if diff: raise ValueError(f"{out} holds trajectories made with other settings ({', '.join(diff[:6])}"
+                                  f"{', …' if len(diff) > 6 else ''}): give another output folder, or delete this one to start over")
+        settings = {**settings, "agents": {**old.get("agents", {}), **settings["agents"]}, "tasks": {**old.get("tasks", {}), **settings["tasks"]}}
+    atomic_write(f, json.dumps(settings, indent=1, sort_keys=True, default=str) + "\n")
+
 def run_suite(tasks: list[dict], agents: dict, G: nx.DiGraph, out: str | Path, conditions=("concise", "detailed"),
               mode: str = "utg", budget: int = 15, screens_dir: str | Path | None = None, app=None, seed: int = 0,
               progress: bool = True) -> list[dict]:
@@ -181,6 +211,7 @@ def run_suite(tasks: list[dict], agents: dict, G: nx.DiGraph, out: str | Path, c
     out = Path(out); out.mkdir(parents=True, exist_ok=True); path = out / "trajectories.jsonl"
     if mode not in ("utg", "online"): raise ValueError(f"mode must be 'utg' or 'online', got {mode!r}")
     if mode == "online" and app is None: raise ValueError("mode='online' needs a started JupyterLabApp (app=)")
+    check_run_settings(out, run_settings(agents, tasks, mode, budget, seed))
     env = UTGEnv(G, screens_dir, seed=seed) if mode == "utg" else None
     jobs = [(n, t, c) for n in agents for t in tasks for c in conditions]
     with JsonlWriter(path, key="id", fsync=False) as w:
