@@ -8,7 +8,7 @@ import argparse, json, sys
 from pathlib import Path
 
 import yaml
-from ..core import command_group
+from ..core import command_group, cli_number
 
 # %% auto #0
 __all__ = ['add_capture_cli', 'add_cli']
@@ -49,6 +49,10 @@ def _cmd_merge(a) -> int:
     from guilab.grounding.evaluate import merge_shards
     res = merge_shards(a.out)
     print(f"merged: {_summary(res)}\nmetrics: {Path(a.out) / 'metrics.json'}")
+    if not res["complete"]:   # the partial merge is written (marked incomplete); the exit status says it is not the whole run
+        todo = [i for i in range(res["config"]["n_shards"]) if i not in res["shards_done"]]
+        print(f"incomplete: shard(s) {', '.join(map(str, todo))} of {res['config']['n_shards']} missing or unfinished; run them, then merge again", file=sys.stderr)
+        return 1
     return 0
 
 def _cmd_capture(a) -> int:
@@ -89,8 +93,8 @@ def add_cli(subparsers) -> None:
                    help="box convention of the data's bbox records (default: detected per format: ScreenSpot-Pro xyxy, "
                         "ScreenSpot v1 and OSWorld-G xywh)")
     e.add_argument("--shard", default="0/1", help="i/n: run shard i of n (default 0/1)")
-    e.add_argument("--workers", type=int, default=1, help="concurrent samples (threads; for endpoints)")
-    e.add_argument("--limit", type=int, default=None, help="only the first N samples")
+    e.add_argument("--workers", type=cli_number(int, 1), default=1, help="concurrent samples (threads; for endpoints; >= 1)")
+    e.add_argument("--limit", type=cli_number(int, 1), default=None, help="only the first N samples (>= 1)")
     e.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     e.add_argument("--agent-opt", "--option", dest="agent_opt", nargs="+", metavar="KEY=VALUE",
                    help="agent options, checked against the agent's signature, e.g. --option n_crops=1 (options of every agent: "

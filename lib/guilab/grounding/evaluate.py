@@ -40,8 +40,16 @@ def as_sample(d,                               # a GroundingSample or a record d
     if fmt == "osworld_g": return from_osworld_g(d, default_id, bf)
     return from_screenspot(d, bf, default_id)
 
+def _image_root(f: Path, items: list) -> Path:
+    """Where a file's images are when no folder is given: beside the annotation file, or — the layout that
+    `capture_jupyterlab`, `save_screenspot` and ScreenSpot-Pro use — in `images/` next to its `annotations/` folder."""
+    first = next((d.get("img_filename") for d in items if isinstance(d, dict) and d.get("img_filename")), None)
+    sib = f.parent.parent / "images"
+    if first is not None and not (f.parent / first).is_file() and (sib / first).is_file(): return sib
+    return f.parent
+
 def load_samples(path: str | os.PathLike,          # annotation .json / .jsonl file, or a folder of them
-                 images: str | os.PathLike | None = None,   # image folder (default: the annotation file's folder)
+                 images: str | os.PathLike | None = None,   # image folder (default: the annotation file's folder, else ../images beside it)
                  box_format: str | None = None,   # "xyxy" / "xywh" for every bbox record (default: each format's own)
                 ) -> list[GroundingSample]:
     """Load ScreenSpot-Pro / OSWorld-G / GroundingSample records. Each sample's resolved image file is stored in
@@ -60,7 +68,7 @@ def load_samples(path: str | os.PathLike,          # annotation .json / .jsonl f
             if isinstance(items, dict):
                 items = next((items[key] for key in ("data", "items", "samples", "annotations") if isinstance(items.get(key), list)), None)
         if not isinstance(items, list): raise RecordError(f"{f}: expected a JSON list of samples")
-        root = Path(images) if images is not None else f.parent
+        root = Path(images) if images is not None else _image_root(f, items)
         for k, d in enumerate(items):
             try: s = as_sample(d, default_id=f"{f.stem}-{k}", box_format=box_format)
             except RecordError as e: raise RecordError(f"{f} item {k}: {e}") from None
@@ -222,6 +230,8 @@ def merge_shards(out_dir: str | os.PathLike) -> dict:
     if not runs: raise FileNotFoundError(f"no run-*-of-*.json in {out}: nothing to merge")
     cfgs = [json.loads(r.read_text()) for r in runs]
     common = lambda c: {k: v for k, v in c.items() if k not in ("shard", "n_shard")}
+    counts = sorted({c["shard"][1] for c in cfgs})
+    if len(counts) > 1: raise ValueError(f"{out}: shards of different shard counts ({', '.join(map(str, counts))}) in one folder: keep one --shard K/N run per folder")
     if any(common(c) != common(cfgs[0]) for c in cfgs):
         raise ValueError(f"{out}: shards were run with different configurations (agent, seed, limit, data or shard count)")
     n = cfgs[0]["shard"][1]
