@@ -101,27 +101,36 @@ def records_key(data: Path, split: str, spec: dict, mode: str) -> str:
 def local_policy_records(spec: dict,            # {'agent': 'pager', 'options': {'policy': model folder, ...}, 'threads': n, 'max_new_tokens': m}
                          trajs: list[dict], problems, mode: str,  # as `closed_loop_records` / `teacher_forced_records`
                          progress: bool = False) -> list[dict]:
-    """PAGER with a local model folder as executor, evaluated with `spec['threads']` agents in parallel threads (one
-    per share of the problems, each its own `PagerAgent`) whose policy calls are answered in batches by one
-    `TransformersPolicy` (`BatchingPolicy`): the same records as one agent going problem by problem (greedy decoding),
-    in the order of `trajs`, several times faster on a CPU."""
+    """PAGER with a local model folder as executor, evaluated with `spec['threads']` agents in parallel threads (each
+    its own `PagerAgent`, taking problems from one queue, longest first) whose policy calls are answered in batches by
+    one `TransformersPolicy` (`BatchingPolicy`; a call waits up to `spec['batch_wait_s']`, default 0.5 s, for the
+    other threads to join): the same records as one agent going problem by problem (greedy decoding), in the order
+    of `trajs`, several times faster on a CPU."""
     from concurrent.futures import ThreadPoolExecutor
     from guilab.agents.policies import TransformersPolicy, BatchingPolicy
     probs = _problems(problems)
     opts = dict(spec["options"]); path = opts.pop("policy")
-    bp = BatchingPolicy(TransformersPolicy(path, max_new_tokens=int(spec.get("max_new_tokens", 48))), max_batch=int(spec.get("max_batch", 16)))
+    bp = BatchingPolicy(TransformersPolicy(path, max_new_tokens=int(spec.get("max_new_tokens", 48))), max_batch=int(spec.get("max_batch", 16)),
+                        wait_s=float(spec.get("batch_wait_s", 0.5)))
     kept = [t for t in trajs if t.get("kept")]
     n = max(1, min(int(spec["threads"]), len(kept)))
     fn = closed_loop_records if mode == "closed_loop" else teacher_forced_records
     from tqdm.auto import tqdm
+    import threading
     bar = tqdm(total=len(kept), desc=f"{spec.get('label', path)} [{mode}]", unit="problem", disable=not progress)
-    def work(chunk):
+    # one shared queue, longest problem first (most reference steps): every thread stays busy, and so every batch
+    # full, until the queue runs dry, instead of a fixed share per thread whose short shares finish early
+    todo = iter(sorted(kept, key=lambda t: -sum(len(x["steps"]) for x in t["tasks"]))); lock = threading.Lock()
+    def work(_):
         out = []
         with bp.worker():
             ag = make(spec["agent"], namespace="pagebench", policy=bp, **opts)
-            for t in chunk: out += fn(ag, [t], probs); bar.update(1)
+            while True:
+                with lock: t = next(todo, None)
+                if t is None: break
+                out += fn(ag, [t], probs); bar.update(1)
         return out
-    with ThreadPoolExecutor(n) as ex: parts = list(ex.map(work, [kept[i::n] for i in range(n)]))
+    with ThreadPoolExecutor(n) as ex: parts = list(ex.map(work, range(n)))
     bar.close()
     by = {r["id"]: r for part in parts for r in part}
     return [by[t["id"]] for t in kept]

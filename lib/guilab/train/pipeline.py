@@ -18,15 +18,17 @@ __all__ = ['STAGE_ROWS', 'ROW_METRICS', 'base_model', 'training_build', 'repeata
 
 # %% ../../../nbs/train/05_pipeline.ipynb #e0ba7b19
 def base_model(cfg: dict, progress: bool = True) -> Path:
-    "The base model folder: `cfg['model']['path']` when given (must exist), else a tiny model built (once) under `runs_dir`."
+    "The base model folder: `cfg['model']['path']` when given (must exist), else a tiny model built (once) under `runs_dir`, its tokenizer trained with the executor prompt too."
     from guilab.agents.tiny import build_tiny_vlm
     m = dict(cfg.get("model") or {})
     if m.get("path"):
         p = Path(m["path"])
         if not (p / "config.json").is_file(): raise FileNotFoundError(f"train.model.path {p} is not a local model folder (no config.json)")
         return p
-    out = Path(cfg["runs_dir"]) / f"base-{cache_key('tiny', m)}"
-    if not (out / "config.json").is_file(): build_tiny_vlm(out, overwrite=True, **m)
+    from guilab.pager.prompts import EXECUTOR_PROMPT
+    extra = (EXECUTOR_PROMPT,)   # the executor's fixed instruction joins the tokenizer corpus: ~half the prompt tokens
+    out = Path(cfg["runs_dir"]) / f"base-{cache_key('tiny', m, extra)}"
+    if not (out / "config.json").is_file(): build_tiny_vlm(out, overwrite=True, corpus_extra=extra, **m)
     return out
 
 def training_build(cfg: dict, progress: bool = True) -> tuple[Path, dict]:
