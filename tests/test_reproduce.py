@@ -18,14 +18,17 @@ def smoke_run(tmp_path_factory):
 
 def test_smoke_reproduce_runs_every_notebook(smoke_run):
     r, out = smoke_run
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     man = json.loads((out / "manifest.json").read_text())
+    # the real-JupyterLab ablation can lose a Playwright race on a loaded 2-core machine (issue 12 note): that one
+    # failure is tolerated with a warning below; any other failure, or any other cause of a non-zero exit, fails here
+    timed_out = {n for n, e in man["notebooks"].items()
+                 if n == "vlaa_ablation" and e["status"] != "ok" and "TimeoutError" in (e["error"] or "")}
+    failed = {n for n, e in man["notebooks"].items() if e["status"] != "ok"}
+    assert r.returncode == 0 or (timed_out and failed == timed_out), r.stdout[-3000:] + r.stderr[-3000:]
     names = set(repro_notebooks(ROOT / "nbs" / "repro"))
     assert set(man["notebooks"]) == names
     for name, entry in man["notebooks"].items():
-        if name == "vlaa_ablation" and entry["status"] != "ok" and "TimeoutError" in (entry["error"] or ""):
-            # the real-JupyterLab ablation can lose a Playwright race on a loaded 2-core machine (issue 12 note);
-            # any other failure of it fails this test
+        if name in timed_out:
             import warnings; warnings.warn(f"vlaa_ablation hit a browser timeout at smoke scale: {entry['error'][:200]}")
             continue
         assert entry["status"] == "ok", (name, entry["error"])
