@@ -555,10 +555,12 @@ class BrowserEnv(gym.Env):
         item = pg.locator(".jp-ModalCommandPalette .lm-CommandPalette-item",
                           has=pg.locator(".lm-CommandPalette-itemLabel", has_text=re.compile("^" + re.escape(label) + "$")))
         for attempt in range(3):   # commands of lazily started plugins appear a moment later
-            inp.fill("", timeout=5000); inp.fill(label.rstrip("…. "), timeout=5000)
-            try: item.first.wait_for(state="visible", timeout=3000); break
+            try:
+                inp.fill("", timeout=5000); inp.fill(label.rstrip("…. "), timeout=5000)
+                item.first.wait_for(state="visible", timeout=3000); break
             except Exception:
                 if attempt == 2: raise RuntimeError(f"no command labelled {label!r} in the command palette") from None
+                if not inp.is_visible(): inp = self.open_palette()   # it closed again under load: open it anew
         item.first.click(); self._settle()
 
     def _do_reset(self, task):
