@@ -12,7 +12,7 @@ import networkx as nx
 import numpy as np
 
 from ..agents.base import Agent, run_episode
-from ..core import JsonlWriter, read_jsonl, StabilityTrajectory, rng, atomic_write
+from ..core import JsonlWriter, read_jsonl, StabilityTrajectory, rng, atomic_write, cache_key
 from .utg import signature, states
 
 # %% auto #0
@@ -178,13 +178,12 @@ def run_settings(agents: dict,       # name → Agent
                  mode: str, budget: int, seed: int) -> dict:
     """What a run's records depend on besides their id (`model|task|condition`): mode, action budget, seed, each
     agent's spec (`agent_spec`, which `guilab.agents.base.make` attaches: registered name and options; else its class)
-    and a sha256 of each task."""
-    import hashlib
+    and a digest of each task (`core.cache_key`)."""
     def desc(a):
         return getattr(a, "agent_spec", None) or {"class": f"{type(a).__module__}.{type(a).__qualname__}"}
     return {"mode": mode, "budget": int(budget), "seed": int(seed),
             "agents": {n: desc(a) for n, a in agents.items()},
-            "tasks": {t["id"]: hashlib.sha256(json.dumps(t, sort_keys=True, default=str).encode()).hexdigest()[:16] for t in tasks}}
+            "tasks": {t["id"]: cache_key("stability-task", t) for t in tasks}}
 
 def check_run_settings(out: str | Path,   # the run folder (holds trajectories.jsonl and run.json)
                        settings: dict,    # `run_settings` of the run about to resume
