@@ -12,7 +12,7 @@ from .core import (atomic_write, cache_key, file_digest, git_commit, load_params
 
 # %% auto #0
 __all__ = ['STATUS_TEXT', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'no_parameters_message', 'run_notebook',
-           'clean_on_save', 'load_gallery', 'write_gallery', 'stage_key', 'reusable', 'reproduce']
+           'clean_on_save', 'load_gallery', 'write_gallery', 'stage_key', 'reusable', 'eta_text', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -237,6 +237,18 @@ def _eta(entries: dict, names: list[str], params_name: str) -> float | None:
 def _fmt_s(s: float | None) -> str:
     return "unknown" if s is None else (f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min")
 
+def eta_text(entries: dict,      # the previous manifest's "notebooks"
+             names: list[str],   # the stages still to run
+             params_name: str,   # file name of the params this run uses (times of other params files do not count)
+            ) -> str:
+    """The estimate for the stages still to run, from their last times with the same params file: '≈ T' when every
+    one is known, '≥ T (k of n never timed with <params>)' when some are, 'unknown' when none is."""
+    t = {n: _eta(entries, [n], params_name) for n in names}
+    known = [v for v in t.values() if v is not None]
+    if not known: return "unknown"
+    if len(known) == len(t): return "≈ " + _fmt_s(sum(known))
+    return f"≥ {_fmt_s(sum(known))} ({len(t) - len(known)} of {len(t)} never timed with {params_name})"
+
 def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
               only: list[str] | None = None,                     # notebook names or prefixes (default: all)
               out_dir: str | os.PathLike | None = None,          # default: the params' `out_dir`, else figures/
@@ -265,9 +277,9 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     reported = sorted((root/"params"/"reported").glob("*.yaml"))
     keys = {n: stage_key(nb, p, reported) for n, nb in nbs.items()}
     todo = [n for n in nbs if force or not reusable(prev.get(n), keys[n], hashes, root)]
-    eta = _eta(prev, todo, params.name)
+    eta = eta_text(prev, todo, params.name)
     tqdm.write(f"reproduce: {len(todo)} of {len(nbs)} notebooks to run, {len(nbs) - len(todo)} reused; "
-               f"estimate from the last manifest: {_fmt_s(eta)}")
+               f"estimate from the last manifest: {eta}")
     results, entries = {}, dict(prev)
     commit = git_commit(root)   # each stage records the code it ran with: a manifest may mix stages of several runs
 
@@ -289,7 +301,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
             tqdm.write(f"= {name}: reused (inputs and code unchanged; computed in {prev[name]['seconds']} s)")
             continue
         last = _eta(prev, [name], params.name)
-        tqdm.write(f"→ {name}: running (last time {_fmt_s(last)}; all left ≈ {_fmt_s(_eta(prev, todo[todo.index(name):], params.name))})")
+        tqdm.write(f"→ {name}: running (last time {_fmt_s(last)}; all left {eta_text(prev, todo[todo.index(name):], params.name)})")
         r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
         results[name] = entries[name] = {**r, "key": keys[name], "params_file": str(params),
                                           "overrides": list(overrides), "reused": False, "git": commit}
