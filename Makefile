@@ -69,7 +69,7 @@ nbtest: setup
 	$(BIN)/nbdev-test --n-workers 2 --timing
 
 pytest: setup
-	$(BIN)/python -m pytest tests -q
+	$(BIN)/python -m pytest tests -q --durations=15
 
 test: check-export lint-imports nbtest pytest
 
