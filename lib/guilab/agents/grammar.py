@@ -96,9 +96,12 @@ GRAMMAR_FILE = "guilab_grammar.json"
 
 @dataclasses.dataclass(frozen=True)
 class Grammar:
-    "How a model writes coordinates: `loc_bins` location tokens per axis (0: pixel digits) over screenshots of `image_size` (width, height) pixels (None: any size)."
+    """How a model writes coordinates: `loc_bins` location tokens per axis (0: pixel digits) over screenshots of
+    `image_size` (width, height) pixels (None: any size); and whether it reads `anchors`, the app's positions of the
+    subtask's objects and of the point it makes (`new`), written in the same grammar (`guilab.pager.prompts.ANCHORS_LINE`, issue 15)."""
     loc_bins: int = 0                     # location bins per axis; 0 = pixel digits
     image_size: tuple | None = None       # (width, height) of the training screenshots, pixels; None = not declared
+    anchors: bool = False                 # the executor prompt carries the anchors line (trained so; default: screenshot only)
     def __post_init__(self):
         if isinstance(self.loc_bins, bool) or not isinstance(self.loc_bins, int) or self.loc_bins < 0:
             raise ValueError(f"loc_bins must be an int >= 0, got {self.loc_bins!r}")
@@ -109,7 +112,8 @@ class Grammar:
     def loc(self, size: tuple) -> tuple | None:
         "The `loc` argument of `parse_action`/`format_action` for a screenshot of `size` (width, height) pixels; None for pixel digits."
         return (self.loc_bins, int(size[0]), int(size[1])) if self.loc_bins else None
-    def to_dict(self) -> dict: return {"loc_bins": self.loc_bins, "image_size": list(self.image_size) if self.image_size else None}
+    def to_dict(self) -> dict: return {"loc_bins": self.loc_bins, "image_size": list(self.image_size) if self.image_size else None,
+                                       "anchors": self.anchors}
 
 def read_grammar(model_dir,   # a local model folder
                 ) -> Grammar:
@@ -122,7 +126,8 @@ def read_grammar(model_dir,   # a local model folder
         if f.is_file():
             try: cfg = json.loads(f.read_text())
             except json.JSONDecodeError as e: raise ValueError(f"{f}: not JSON ({e})") from None
-            return Grammar(int(cfg.get("loc_bins", 0) or 0), cfg.get("image_size") if name == GRAMMAR_FILE else None)
+            return Grammar(int(cfg.get("loc_bins", 0) or 0), cfg.get("image_size") if name == GRAMMAR_FILE else None,
+                           bool(cfg.get("anchors", False)))
     return Grammar()
 
 def write_grammar(model_dir, grammar: Grammar) -> Path:
@@ -141,7 +146,7 @@ def resolve_grammar(model_dir=None,            # the model folder, when there is
     except (TypeError, ValueError): raise ValueError(f"loc_bins must be an int >= 0, got {loc_bins!r}") from None
     if g is not None and n != g.loc_bins:
         raise ValueError(f"loc_bins={n} does not match the model folder {model_dir}, which declares loc_bins={g.loc_bins}")
-    return Grammar(n, g.image_size if g else None)
+    return Grammar(n, g.image_size if g else None, g.anchors if g else False)
 
 # %% ../../../nbs/agents/02_grammar.ipynb #3d31b364
 def format_error_warning(errors: int,        # replies that did not parse

@@ -217,6 +217,7 @@ def build_tiny_vlm(out_dir,                # folder to create (must not exist un
                    seed: int = 0,          # weight initialisation seed
                    vocab_size: int = 1024, # BPE vocabulary target (before added tokens)
                    loc_bins: int = 0,      # location tokens <loc_0>..<loc_{loc_bins-1}> (0: none)
+                   anchors: bool = False,  # the executor trained from it reads anchors (`guilab.agents.grammar.Grammar.anchors`)
                    overwrite: bool = False,# replace an existing folder
                    corpus_extra: Sequence[str] = (),  # more tokenizer training lines, e.g. the fixed prompt text the model will read
                    **sizes,                # any of `tiny_config`'s size parameters
@@ -247,7 +248,7 @@ def build_tiny_vlm(out_dir,                # folder to create (must not exist un
         (tmp / "processor_config.json").write_text(json.dumps(pc, indent=2))
         (tmp / _REMOTE_PROCESSOR_FILE).write_text(_REMOTE_PROCESSOR_SRC)
         meta = {"kind": "guilab-tiny-qwen3-vl", "seed": seed, "vocab_size": vocab_size, "loc_bins": loc_bins,
-                "sizes": {k: v for k, v in sizes.items()}, "n_params": sum(p.numel() for p in model.parameters()),
+                "anchors": bool(anchors), "sizes": {k: v for k, v in sizes.items()}, "n_params": sum(p.numel() for p in model.parameters()),
                 "vocab": len(tok), "corpus_extra_lines": len(corpus_extra)}
         (tmp / TINY_MARKER).write_text(json.dumps(meta, indent=2))
         if out.exists(): shutil.rmtree(out)

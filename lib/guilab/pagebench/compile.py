@@ -18,8 +18,8 @@ from ..regions import point_in_box
 
 # %% auto #0
 __all__ = ['build_reference', 'construction_graph', 'subtask_order', 'depths', 'rename_labels', 'rename', 'ToolRoute',
-           'tool_route', 'click_spots', 'algebra_plan', 'tool_plans', 'matches_reference', 'CompiledSubtask',
-           'compile_subtask', 'compile_problem']
+           'tool_route', 'click_spots', 'subtask_anchors', 'algebra_plan', 'tool_plans', 'matches_reference',
+           'CompiledSubtask', 'compile_subtask', 'compile_problem']
 
 # %% ../../../nbs/pagebench/01_compile.ipynb #1498241e
 def build_reference(commands: list[str]) -> tuple[Construction, list[list[str]]]:
@@ -164,6 +164,42 @@ def click_spots(gui: GeoGUI, label: str, margin: float = 4.0) -> list[tuple[floa
         if o.kind == "point":
             if h["point"] == label: out.append((px, py))
         elif h["point"] is None and h["paths"] and h["paths"][0] == label: out.append((px, py))
+    return out
+
+# %% ../../../nbs/pagebench/01_compile.ipynb #b3029ec1
+def subtask_anchors(gui: GeoGUI,          # the GUI as it is now (its canvas is read, not changed)
+                    subtask: str,          # the subtask, one GeoGebra command, e.g. "C=Intersect(c,d,1)"
+                    mapping: dict | None = None,  # subtask label -> canvas label (None: the canvas uses the subtask's labels)
+                   ) -> list[tuple[str, tuple[float, float]]]:
+    """`[(label, (x, y)), ...]` in screenshot pixels: each object the subtask's arguments name (as the subtask
+    names it), in order of first mention, that the canvas has under `mapping` and a click can select (its best
+    `click_spots` spot), then `("new", (x, y))` when evaluating the subtask (renamed through `mapping`) on a copy
+    of the current construction makes exactly one defined point inside the canvas. With a `mapping`, a label it
+    lacks has no anchor (the canvas may use that name for another object). A subtask that does not parse, or names
+    objects the canvas lacks, gives the anchors that can be read (possibly none) and raises nothing. `new` is the
+    kernel's own value of the point: for a free point or a crossing it is exactly where the reference clicks."""
+    try: _, body, _, _, _ = parse_command(subtask)
+    except GeoCommandError: return []
+    look = (lambda l: l) if mapping is None else mapping.get
+    out, seen = [], set()
+    for m in _IDENT.finditer(body):
+        l = m.group(1)
+        if l is None or l in seen: continue
+        seen.add(l); g = look(l)
+        if g is None or g not in gui.construction.objects: continue
+        spots = click_spots(gui, g)
+        if spots: out.append((l, tuple(float(v) for v in spots[0])))
+    c = gui.construction.copy()
+    if mapping is not None:
+        names = {m.group(1) for m in _IDENT.finditer(body) if m.group(1)}
+        if any(n not in mapping and n in c.objects for n in names): return out   # a name the canvas uses for another object
+        body = rename_labels(body, mapping)
+    try: made = c.add(body)      # the body only: the output label may already be taken on the agent's canvas
+    except (GeoCommandError, ValueError, KeyError): made = []
+    pts = [l for l in made if c.objects[l].kind == "point" and c.objects[l].defined]
+    if len(made) == 1 and len(pts) == 1:
+        px, py = gui.world_to_pixel(*c.coords(pts[0]))
+        if point_in_box(px, py, gui.widget_bbox("canvas")): out.append(("new", (float(px), float(py))))
     return out
 
 # %% ../../../nbs/pagebench/01_compile.ipynb #49b4839a

@@ -15,6 +15,7 @@ from ..agents.base import Agent, make, run_episode
 from ..agents.grammar import format_error_warning
 from .build import gt_step, _ids_sha256   # one digest of a run's problem ids for build and eval shards
 from .metrics import score, otc_detail, frs, overall
+from .compile import subtask_anchors
 
 # %% auto #0
 __all__ = ['MODES', 'PageTaskEnv', 'run_problem', 'teacher_forced_records', 'closed_loop_records', 'evaluate', 'eval_shard_path',
@@ -27,13 +28,17 @@ class PageTaskEnv(gym.Env):
     """One built PAGE trajectory as a Gymnasium episode (see above). `reset(options={"trajectory": traj,
     "problem": Problem, "mode": ..., "margin": ..., "render": ...})`; observations are dicts (the screenshot in
     screenshot pixels, H×W×3 uint8, or None); reward 0 (scores come from `record()`); `terminated` after the last
-    subtask. Malformed replies reach `step` (`steps_invalid`): they are kept for scoring and never sent to the GUI."""
+    subtask. Malformed replies reach `step` (`steps_invalid`): they are kept for scoring and never sent to the GUI.
+    With `anchors` (option or constructor) each observation also has `anchors`: `subtask_anchors` of the canvas as
+    it is (the agent's own in closed loop, the reference's in teacher forcing), in screenshot pixels, its labels
+    resolved through `label_map()`."""
     metadata = {"render_modes": []}
     steps_invalid = True
     def __init__(self, mode: str = "closed_loop",  # "closed_loop" or "teacher_forced"
                  margin: int = 2,                  # closed loop: extra actions per subtask beyond the reference count
-                 render: bool = True):             # render screenshots into observations
-        self.mode, self.margin, self.render_screens = mode, int(margin), bool(render)
+                 render: bool = True,              # render screenshots into observations
+                 anchors: bool = False):           # add obs['anchors'] (`subtask_anchors` of the current canvas)
+        self.mode, self.margin, self.render_screens, self.anchors = mode, int(margin), bool(render), bool(anchors)
         self.traj = None
 
     def reset(self, *, seed=None, options=None):
@@ -41,13 +46,14 @@ class PageTaskEnv(gym.Env):
         o = dict(options or {})
         if "trajectory" not in o or "problem" not in o: raise ValueError("PageTaskEnv.reset needs options={'trajectory': ..., 'problem': ...}")
         self.mode = o.get("mode", self.mode); self.margin = int(o.get("margin", self.margin))
-        self.render_screens = bool(o.get("render", self.render_screens))
+        self.render_screens = bool(o.get("render", self.render_screens)); self.anchors = bool(o.get("anchors", self.anchors))
         if self.mode not in MODES: raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
         self.traj, self.problem = o["trajectory"], o["problem"]
         W, H = self.traj.get("size", [1280, 800])
         self.gui = GeoGUI([], self.problem.window, size=(W, H))
         self._gt = [[gt_step(s) for s in t["steps"]] for t in self.traj["tasks"]]
         self._pred = [[] for _ in self.traj["tasks"]]
+        self._made = [[] for _ in self.traj["tasks"]]   # closed loop: the objects the agent's actions created, per subtask
         self._ti, self._ref_hist = 0, []
         self._skip()
         return self._obs(), {"id": self.traj["id"], "mode": self.mode, "n_tasks": len(self._gt)}
@@ -69,6 +75,7 @@ class PageTaskEnv(gym.Env):
         o = {"problem": self.problem, "subtask": t["task"], "step": len(pred), "n_ref": len(self._gt[self._ti]),
              "trajectory_task": t, "history": list(self._ref_hist) if self.mode == "teacher_forced" else list(pred),
              "screenshot": self.gui.screenshot() if self.render_screens else None, "task_index": self._ti}
+        if self.anchors: o["anchors"] = subtask_anchors(self.gui, t["task"], self.label_map())
         if self.mode == "teacher_forced": o["teacher_forced"] = True
         return o
 
@@ -82,6 +89,7 @@ class PageTaskEnv(gym.Env):
                 self._pred[i].append(action)
                 if isinstance(action, dict):   # a malformed action is kept for scoring and not sent
                     r = self.gui.step(action); info.update(ok=r.ok, feedback=r.feedback)
+                    self._made[i] += [l for l in r.created if l not in self._made[i]]
                 self._skip()
         else:
             k = len(self._pred[i]); s = self.traj["tasks"][i]["steps"][k]
@@ -91,6 +99,15 @@ class PageTaskEnv(gym.Env):
             self._skip()
         term = self._ti >= len(self._gt)
         return self._obs(), 0.0, term, False, info
+
+    def label_map(self) -> dict:
+        """Subtask label -> canvas label for the subtasks before the current one: the reference's own map in teacher
+        forcing (the canvas is the reference's), else each earlier subtask's reference labels paired, in order, with
+        the objects the agent's actions created during it (its mistakes included: the object made for `c` is `c`)."""
+        lm = dict(self.traj.get("label_map") or {})
+        if self.mode == "teacher_forced": return lm
+        inv = {v: k for k, v in lm.items()}
+        return {inv.get(r, r): m for t, made in zip(self.traj["tasks"][: self._ti], self._made) for r, m in zip(t.get("created", []), made)}
 
     def record(self) -> dict:
         "The PAGE evaluation record (DESIGN §2) of the episode so far; closed loop adds `final_commands` and the OTC parts."
@@ -120,7 +137,7 @@ def run_problem(agent,                       # an Agent (or any object with act(
     """Run `agent` on one built trajectory (one `run_episode` over a `PageTaskEnv`). Returns the evaluation record
     (DESIGN §2); closed loop adds `final_commands` and the OTC parts, teacher forced adds `mode`."""
     render = getattr(agent, "needs_screenshot", True) if render is None else render
-    env = PageTaskEnv(mode, margin, render)
+    env = PageTaskEnv(mode, margin, render, anchors=bool(getattr(agent, "needs_anchors", False)))
     run_episode(env, agent if hasattr(agent, "reset") else _Plain(agent),
                 options={"trajectory": traj, "problem": problem})
     return env.record()

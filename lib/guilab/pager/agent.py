@@ -26,10 +26,11 @@ class PagerAgent(Agent):
                  screenshots: bool = True,     # render screenshots for the policy executor
                  max_tokens: int | None = None,# reply limit in tokens (default: the backend's)
                  loc_bins: int | None = None,  # executor location bins (default: the model folder's grammar)
+                 anchors: bool | None = None,  # the executor reads anchors (default: the model folder's grammar, `Grammar.anchors`)
                  api_key_env: str | None = None, # environment variable with the endpoint's key
                  endpoints=()):                # params `models.endpoints` (for policy=NAME)
-        if policy is None and any(v is not None for v in (model, max_tokens, loc_bins, api_key_env)):
-            raise ValueError("model, max_tokens, loc_bins and api_key_env configure a policy: pass policy=URL, a model folder or an endpoint name")
+        if policy is None and any(v is not None for v in (model, max_tokens, loc_bins, anchors, api_key_env)):
+            raise ValueError("model, max_tokens, loc_bins, anchors and api_key_env configure a policy: pass policy=URL, a model folder or an endpoint name")
         popts = {"max_tokens": max_tokens, "api_key_env": api_key_env}
         if loc_bins is not None and not hasattr(policy, "act"): popts["loc_bins"] = loc_bins
         self.policy = make_policy(policy, model, endpoints, **popts) if policy is not None else None
@@ -38,8 +39,11 @@ class PagerAgent(Agent):
         if executor not in ("policy", "scripted"): raise ValueError(f"executor must be 'policy' or 'scripted', got {executor!r}")
         if self.policy is None and (planner == "model" or executor == "policy"): raise ValueError("a model planner or policy executor needs policy=...")
         self.planner = planner
-        self.executor = PolicyExecutor(self.policy, loc_bins) if executor == "policy" else ScriptedExecutor()
+        self.executor = PolicyExecutor(self.policy, loc_bins, anchors) if executor == "policy" else ScriptedExecutor()
         self.needs_screenshot = executor == "policy" and screenshots
+        self.needs_anchors = isinstance(self.executor, PolicyExecutor) and self.executor.anchors   # `PageTaskEnv` adds obs['anchors']
+        if self.needs_anchors and planner == "model":   # the environment knows anchors only for the reference subtasks
+            raise ValueError("an executor that reads anchors needs planner='oracle': anchors are computed for the reference subtasks, not a model's plan")
         self.plans: dict[str, Plan] = {}
         self._pid, self._task, self._done = None, -1, []
     @property
@@ -50,7 +54,7 @@ class PagerAgent(Agent):
         "What an evaluation output records about this agent: planner, executor, its grammar and the policy (never a key)."
         d = {"planner": self.planner, "executor": type(self.executor).__name__}
         if self.policy is not None: d["policy"] = policy_info(self.policy)
-        if isinstance(self.executor, PolicyExecutor): d["loc_bins"] = self.executor.loc_bins
+        if isinstance(self.executor, PolicyExecutor): d["loc_bins"], d["anchors"] = self.executor.loc_bins, self.executor.anchors
         return d
     def act(self, obs: dict):
         pb = obs["problem"]
@@ -64,7 +68,7 @@ class PagerAgent(Agent):
         if self._task >= len(plan): self._subtask = None; return {"type": "done"}
         self._subtask = plan[self._task]
         if isinstance(self.executor, ScriptedExecutor): a = self.executor.step_obs(obs)
-        else: a = self.executor.step(self._subtask, obs.get("screenshot"), obs["history"], self._done)
+        else: a = self.executor.step(self._subtask, obs.get("screenshot"), obs["history"], self._done, obs.get("anchors"))
         return {"type": "done"} if a is None else a
 
 # %% ../../../nbs/pager/02_agent.ipynb #169005d2

@@ -18,23 +18,31 @@ __all__ = ['PolicyExecutor', 'ScriptedExecutor']
 class PolicyExecutor:
     """One policy call per action; `step(...)` returns an action dict, None for `done()`, or the raw reply when it does
     not parse. With `loc_bins` > 0 (default: the policy's `loc_bins` attribute, which the policies of `guilab.agents.policies` read from the
-    tiny model's folder) the history is written and the reply read with location tokens (`format_action(a, loc)`)."""
+    tiny model's folder) the history is written and the reply read with location tokens (`format_action(a, loc)`).
+    With `anchors` (default: the policy's grammar, `Grammar.anchors`) each prompt carries the app's positions of the
+    subtask's objects (`guilab.pagebench.compile.subtask_anchors`, in the same grammar); `step` then raises
+    `ValueError` when it is given none, rather than silently prompting a model with an input it was not trained on."""
     needs_screenshot = True
     def __init__(self, policy,                   # a Policy: act(messages) -> str
-                 loc_bins: int | None = None):   # location bins per axis (None: `policy.loc_bins`, else 0 = pixels)
+                 loc_bins: int | None = None,    # location bins per axis (None: `policy.loc_bins`, else 0 = pixels)
+                 anchors: bool | None = None):   # read anchors (None: `policy.grammar.anchors`, else False)
         self.policy, self.format_errors, self.calls = policy, 0, 0
         self.loc_bins = int(getattr(policy, "loc_bins", 0) or 0) if loc_bins is None else int(loc_bins)
+        self.anchors = bool(getattr(getattr(policy, "grammar", None), "anchors", False)) if anchors is None else bool(anchors)
     def step(self, subtask: str,          # the subtask (a GeoGebra command)
              screenshot,                  # H×W×3 uint8 screenshot (or a PIL image, or None: text only)
              history: list,               # this subtask's actions so far (dicts or raw strings)
-             done: list[str] = (),        # completed subtasks
+                 done: list[str] = (),        # completed subtasks
+             anchors: list | None = None, # [(label, (x, y)), ...] screenshot pixels, when the executor reads anchors
             ):
         img = Image.fromarray(screenshot) if isinstance(screenshot, np.ndarray) else screenshot
         size = img.size if img is not None else (1280, 800)
         loc = (self.loc_bins, *size) if self.loc_bins else None
         hist = [format_action(a, loc) if isinstance(a, dict) else str(a) for a in history]
         inline = bool(getattr(self.policy, "accepts_images", False))   # a local policy takes the image itself: no PNG round trip
-        msg = user_message(executor_prompt(subtask, list(done), hist, size), [img] if img is not None else [], inline=inline)
+        if self.anchors and anchors is None: raise ValueError("this executor reads anchors (its model was trained with them): pass anchors=subtask_anchors(gui, subtask, label_map) (guilab.pagebench.compile)")
+        prompt = executor_prompt(subtask, list(done), hist, size, list(anchors) if self.anchors else None, loc)
+        msg = user_message(prompt, [img] if img is not None else [], inline=inline)
         reply = self.policy.act([msg]); self.calls += 1
         a = parse_action(reply, loc)
         if a is None: self.format_errors += 1; return reply

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['PLANNER_PROMPT', 'EXECUTOR_PROMPT', 'planner_prompt', 'executor_prompt']
+__all__ = ['PLANNER_PROMPT', 'EXECUTOR_PROMPT', 'ANCHORS_LINE', 'planner_prompt', 'anchor_text', 'executor_prompt']
 
 # %% ../../../nbs/pager/03_prompts.ipynb #b4956f25
 PLANNER_PROMPT = """You plan a ruler-and-compass construction in a GeoGebra-style app.
@@ -34,7 +34,31 @@ def planner_prompt(problem) -> str:
     w = problem.window
     return PLANNER_PROMPT.format(text=problem.text, givens=", ".join(problem.extra.get("givens", [])) or "none", **w)
 
-def executor_prompt(subtask: str, done: list[str], history: list[str], size: tuple = (1280, 800)) -> str:
-    "The executor's instruction for one step: the subtask, the completed subtasks and this subtask's actions so far (grammar strings)."
-    return EXECUTOR_PROMPT.format(subtask=subtask, done="; ".join(done[-20:]) or "none", history="; ".join(history) or "none",
-                                  width=size[0], height=size[1])
+ANCHORS_LINE = "Canvas positions now (from the app): {anchors}"
+"""The executor prompt's extra line when the executor reads anchors (`guilab.pagebench.compile.subtask_anchors`).
+It comes last, right before the reply: a 2-layer model copies a position more easily from near the answer."""
+
+def anchor_text(anchors,                  # [(label, (x, y)), ...] in screenshot pixels, e.g. from `subtask_anchors`
+                loc: tuple | None = None, # (bins, width, height): write positions as `<loc_i>` tokens, as the replies do
+               ) -> str:
+    "The anchors as prompt text, `c=<loc_20><loc_31>; new=<loc_32><loc_20>` (or `c=(412,300)` in whole pixels); `none` when empty."
+    from guilab.agents.grammar import loc_bin
+    def pos(x, y):
+        if loc is None: return f"({round(x)},{round(y)})"
+        b, W, H = loc
+        return f"<loc_{loc_bin(x, W, b)}><loc_{loc_bin(y, H, b)}>"
+    return "; ".join(f"{l}={pos(*xy)}" for l, xy in anchors) or "none"
+
+def executor_prompt(subtask: str,              # the subtask (a GeoGebra command)
+                    done: list[str],           # completed subtasks (the last 20 are shown)
+                    history: list[str],        # this subtask's actions so far (grammar strings)
+                    size: tuple = (1280, 800), # the screenshot's (width, height), pixels
+                    anchors: list | None = None,  # anchors to show (`anchor_text`), or None: no anchors line at all
+                    loc: tuple | None = None,  # the grammar's (bins, width, height) for the anchors (None: pixels)
+                   ) -> str:
+    """The executor's instruction for one step: the subtask, the completed subtasks and this subtask's actions so
+    far. With `anchors` (even an empty list) the line `ANCHORS_LINE` ends the prompt; without, the prompt is
+    exactly the one screenshot-only checkpoints were trained on."""
+    p = EXECUTOR_PROMPT.format(subtask=subtask, done="; ".join(done[-20:]) or "none", history="; ".join(history) or "none",
+                               width=size[0], height=size[1])
+    return p if anchors is None else f"{p}\n{ANCHORS_LINE.format(anchors=anchor_text(anchors, loc))}"

@@ -12,6 +12,7 @@ import numpy as np
 from ..core import cache_key, read_jsonl
 from ..geo.canvas import GeoGUI
 from ..pagebench.build import gt_step
+from ..pagebench.compile import subtask_anchors
 from ..pagebench.metrics import param_ok, param_distance, param_tolerance
 from ..agents.grammar import parse_action, format_action
 from .sft import (example, to_model_image, model_image_size, load_policy_model, save_checkpoint,
@@ -94,11 +95,12 @@ def make_reward_funcs(loc_bins: int = 0,        # the policy's location bins (0:
 
 # %% ../../../nbs/train/03_grpo.ipynb #cee724a7
 def state_prompt(gui: GeoGUI, subtask: str, done: list[str], history: list[dict], target, loc_bins: int, gt: dict,
-                 state_actions: list[dict], task_id: str) -> dict:
-    "One GRPO prompt row (trl conversational prompt + images, and the columns the rewards read)."
+                 state_actions: list[dict], task_id: str, anchors: dict | None = None) -> dict:
+    "One GRPO prompt row (trl conversational prompt + images, and the columns the rewards read); with `anchors` (a label map, subtask -> canvas) the prompt carries `subtask_anchors` of `gui`."
     W, H = gui.width, gui.height
     loc = (loc_bins, W, H) if loc_bins else None
-    row = example(subtask, done, [format_action(a, loc) for a in history], to_model_image(gui.screenshot(), target), (W, H))
+    an = subtask_anchors(gui, subtask, anchors) if anchors is not None else None
+    row = example(subtask, done, [format_action(a, loc) for a in history], to_model_image(gui.screenshot(), target), (W, H), None, an, loc)
     row.update(gt=json.dumps(gt), size=[W, H], task=task_id,
                state=json.dumps({"window": gui.window, "size": [W, H], "actions": state_actions}))
     return row
@@ -133,10 +135,11 @@ def policy_states(model_dir,                # the policy checkpoint (tiny or loc
             for s in t["steps"]: gui.step(s["action"]); prefix.append(s["action"])
         t = traj["tasks"][ti]; done = [x["task"] for x in traj["tasks"][:ti]]
         gts = [gt_step(s) for s in t["steps"]] + [{"type": "done"}]
+        lm = dict(traj.get("label_map") or {}) if ex.anchors else None   # the reference prefix names objects as the build did
         hist = []
         for k, g in enumerate(gts):
-            rows.append(state_prompt(gui, t["task"], done, hist, target, loc_bins, g, prefix + hist, f"{traj['id']}#{ti}"))
-            a = ex.step(t["task"], gui.screenshot(), hist, done)
+            rows.append(state_prompt(gui, t["task"], done, hist, target, loc_bins, g, prefix + hist, f"{traj['id']}#{ti}", lm))
+            a = ex.step(t["task"], gui.screenshot(), hist, done, subtask_anchors(gui, t["task"], lm) if ex.anchors else None)
             a = {"type": "done"} if a is None else a
             if not isinstance(a, dict): st["format_errors"] += 1; st["stopped_wrong"] += 1; break
             if a["type"] != g["type"] or not param_ok(a, g): st["stopped_wrong"] += 1; break

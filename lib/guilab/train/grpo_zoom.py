@@ -267,12 +267,13 @@ def load_zoom_policy(model_dir,          # a tiny VLM folder (`build_tiny_vlm`) 
 def _save_policy(model, proc, model_dir, dest) -> Path:
     "Save model + processor to `dest` atomically (temporary folder, then rename); tiny folders keep their marker files."
     from guilab.agents.tiny import TINY_MARKER
+    from guilab.agents.grammar import GRAMMAR_FILE
     dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
     try:
         model.save_pretrained(tmp); proc.save_pretrained(tmp)
         src = Path(model_dir)
-        for f in (TINY_MARKER, "processing_guilab_tiny.py", "processor_config.json"):
+        for f in (TINY_MARKER, GRAMMAR_FILE, "processing_guilab_tiny.py", "processor_config.json"):
             if (src / f).is_file(): shutil.copy2(src / f, tmp / f)
         if dest.exists(): shutil.rmtree(dest)
         os.replace(tmp, dest)

@@ -11,23 +11,34 @@ import numpy as np
 
 from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest
 from .sft import finished, sft_dataset, train_sft, model_image_size, load_policy_model
+from ..agents.grammar import read_grammar, GRAMMAR_FILE
 
 # %% auto #0
-__all__ = ['STAGE_ROWS', 'ROW_METRICS', 'base_model', 'training_build', 'repeatable', 'seeded_config', 'train_pipeline',
-           'stage_label', 'evaluate_stages', 'curves_of', 'problem_scores', 'paired_bootstrap', 'same_seed_check']
+__all__ = ['STAGE_ROWS', 'ROW_METRICS', 'model_key', 'base_model', 'training_build', 'repeatable', 'seeded_config',
+           'train_pipeline', 'stage_label', 'evaluate_stages', 'curves_of', 'problem_scores', 'paired_bootstrap',
+           'same_seed_check']
 
 # %% ../../../nbs/train/05_pipeline.ipynb #e0ba7b19
+def model_key(m: dict | None) -> dict:
+    "`train.model` as the cache keys see it: `anchors: false` (the default) is left out, so runs from before the option keep their keys."
+    return {k: v for k, v in (m or {}).items() if not (k == "anchors" and not v)}
+
 def base_model(cfg: dict, progress: bool = True) -> Path:
-    "The base model folder: `cfg['model']['path']` when given (must exist), else a tiny model built (once) under `runs_dir`, its tokenizer trained with the executor prompt too."
+    """The base model folder: `cfg['model']['path']` when given (must exist), else a tiny model built (once) under `runs_dir`, its tokenizer trained with the executor prompt too.
+    `cfg['model']['anchors']` (default false) makes an executor that reads anchors (`Grammar.anchors`): the tiny folder declares it, and
+    SFT, GRPO and evaluation then give every prompt the app's positions of the subtask's objects. A local VLM folder declares it in its `guilab_grammar.json`."""
     from guilab.agents.tiny import build_tiny_vlm
     m = dict(cfg.get("model") or {})
     if m.get("path"):
         p = Path(m["path"])
         if not (p / "config.json").is_file(): raise FileNotFoundError(f"train.model.path {p} is not a local model folder (no config.json)")
+        if "anchors" in m and bool(m["anchors"]) != read_grammar(p).anchors:
+            raise ValueError(f"train.model.anchors={m['anchors']} but {p} declares anchors={read_grammar(p).anchors} (set it in its {GRAMMAR_FILE})")
         return p
-    from guilab.pager.prompts import EXECUTOR_PROMPT
+    from guilab.pager.prompts import EXECUTOR_PROMPT, ANCHORS_LINE
     extra = (EXECUTOR_PROMPT,)   # the executor's fixed instruction joins the tokenizer corpus: ~half the prompt tokens
-    out = Path(cfg["runs_dir"]) / f"base-{cache_key('tiny', m, extra)}"
+    if m.get("anchors"): extra += (ANCHORS_LINE,)   # and the anchors line of an executor that reads them
+    out = Path(cfg["runs_dir"]) / f"base-{cache_key('tiny', model_key(m), extra)}"
     if not (out / "config.json").is_file(): build_tiny_vlm(out, overwrite=True, corpus_extra=extra, **m)
     return out
 
@@ -102,7 +113,7 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
     trajs = list(read_jsonl(folder / "trajectories.jsonl"))
     data_key = file_digest(folder / "trajectories.jsonl")
     sft_cfg = cfg["sft"]
-    k_sft = cache_key("sft", str(base), cfg.get("model"), sft_cfg, data_key, seed)
+    k_sft = cache_key("sft", str(base), model_key(cfg.get("model")), sft_cfg, data_key, seed)
     out = {"checkpoints": {}, "keys": {"sft": k_sft}, "stats": {}, "base": base, "build": folder, "skipped": {}}
     sft_dir = runs / f"sft-{k_sft}"
     stats_f = runs / f"pipeline-{k_sft}.json"
@@ -111,7 +122,7 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
         _, proc, loc_bins = load_policy_model(base)
         W, H = trajs[0].get("size", [1280, 800]) if trajs else (1280, 800)
         with PartialState().main_process_first():   # rank 0 writes the Arrow cache, the others load it
-            ex = sft_dataset(trajs, probs, model_image_size(proc, (W, H)), loc_bins, split="train",
+            ex = sft_dataset(trajs, probs, model_image_size(proc, (W, H)), loc_bins, split="train", anchors=read_grammar(base).anchors,
                              limit=sft_cfg.get("max_examples"), seed=seed, progress=progress, cache_dir=runs / "hf_cache" / k_sft)
         stats["sft"] = {"examples": len(ex)}
         train_sft(base, sft_dir, ex, sft_cfg, key=k_sft, progress=progress); del ex
@@ -272,10 +283,10 @@ def same_seed_check(P: dict,                 # loaded params (`train` section: m
         W, H = trajs[0].get("size", [1280, 800]) if trajs else (1280, 800)
         sc = {**cfg["sft"], "max_steps": int(steps), "save_steps": 10 ** 6}
         bs = int(sc.get("per_device_train_batch_size", 8))
-        ex = step_examples(trajs, probs, model_image_size(proc, (W, H)), loc_bins, split="train",
+        ex = step_examples(trajs, probs, model_image_size(proc, (W, H)), loc_bins, split="train", anchors=read_grammar(base).anchors,
                            limit=steps * bs + replies, seed=seed, progress=progress)
         train_ex, held = ex[:steps * bs], ex[steps * bs:]
-        key = cache_key("same-seed", str(base), cfg.get("model"), sc, file_digest(folder / "trajectories.jsonl"), seed, steps, replies)
+        key = cache_key("same-seed", str(base), model_key(cfg.get("model")), sc, file_digest(folder / "trajectories.jsonl"), seed, steps, replies)
         t0 = time.time(); dirs = []
         for tag in "ab":
             d = runs / f"same-seed-{tag}-{key}"

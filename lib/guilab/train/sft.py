@@ -15,6 +15,7 @@ from ..core import Problem, JsonlWriter, atomic_write, cache_key, read_jsonl
 from ..regions import resized_size
 from ..geo.canvas import GeoGUI
 from ..pager.prompts import executor_prompt
+from ..pagebench.compile import subtask_anchors
 from ..agents.grammar import format_action
 
 # %% auto #0
@@ -47,10 +48,12 @@ def example(subtask: str,            # the subtask (a GeoGebra command)
             image: Image.Image,      # the screenshot at model size
             size: tuple,             # the original screenshot (width, height), pixels (named in the prompt)
             completion: str | None = None,  # the answer (None: a prompt-only example, as GRPO uses)
+            anchors: list | None = None,    # the app's positions of the subtask's objects (`subtask_anchors`), for an executor that reads them
+            loc: tuple | None = None,       # the grammar's (bins, width, height) the anchors are written in (None: pixels)
            ) -> dict:
-    "One trl conversational example: the executor prompt with one image, and optionally the completion."
+    "One trl conversational example: the executor prompt (with the anchors line when `anchors` is given) with one image, and optionally the completion."
     ex = {"prompt": [{"role": "user", "content": [{"type": "image"},
-                                                  {"type": "text", "text": executor_prompt(subtask, done, history, size)}]}],
+                                                  {"type": "text", "text": executor_prompt(subtask, done, history, size, anchors, loc)}]}],
           "images": [image]}
     if completion is not None: ex["completion"] = [{"role": "assistant", "content": [{"type": "text", "text": completion}]}]
     return ex
@@ -64,6 +67,7 @@ def iter_step_examples(trajs: Iterable[dict],     # built trajectories (kept one
                   limit: int | None = None,  # stop after this many examples
                   seed: int = 0,             # trajectory order
                   progress: bool = True,
+                  anchors: bool = False,     # prompts carry the anchors of the reference canvas at each step (`Grammar.anchors`)
                  ):
     """SFT examples, one per reference step (plus `done()` per subtask), in a seeded order of trajectories, yielded
     one at a time. Each also carries `gt` (the step's action JSON), `id` and `task_index`. Raises `RuntimeError` when
@@ -84,7 +88,8 @@ def iter_step_examples(trajs: Iterable[dict],     # built trajectories (kept one
             steps = [s["action"] for s in t["steps"]] + ([{"type": "done"}] if include_done else [])
             for a in steps:
                 img = to_model_image(gui.screenshot(), target)
-                ex = example(t["task"], done, hist, img, (W, H), format_action(a, loc))
+                an = subtask_anchors(gui, t["task"], traj.get("label_map") or {}) if anchors else None
+                ex = example(t["task"], done, hist, img, (W, H), format_action(a, loc), an, loc)
                 ex.update(gt=json.dumps(a), id=traj["id"], task_index=ti)
                 yield ex; n += 1; bar.update(1)
                 if limit is not None and n >= limit: bar.close(); return
@@ -171,11 +176,12 @@ def save_checkpoint(model, processor,
                    ) -> Path:
     "Save model + processor to `out` through a temporary folder and an atomic rename; returns `out`."
     from guilab.agents.tiny import TINY_MARKER
+    from guilab.agents.grammar import GRAMMAR_FILE
     out, base = Path(out), Path(base); out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         model.save_pretrained(tmp); processor.save_pretrained(tmp)
-        for f in (TINY_MARKER, "processing_guilab_tiny.py", "processor_config.json"):
+        for f in (TINY_MARKER, GRAMMAR_FILE, "processing_guilab_tiny.py", "processor_config.json"):   # the grammar (loc_bins, anchors) travels on
             if (base / f).is_file(): shutil.copy2(base / f, tmp / f)
         (tmp / "guilab_train.json").write_text(json.dumps(info, indent=2, default=str) + "\n")
         old = out.with_name(out.name + ".old")
