@@ -70,7 +70,7 @@ class OpenAIChatPolicy(Policy):
         if not model or not isinstance(model, str): raise ValueError("an endpoint policy needs the served model name: model=...")
         folder = Path(model) if (Path(model) / "config.json").is_file() else None   # `transformers serve DIR` serves DIR by that name
         self.grammar: Grammar = resolve_grammar(folder, loc_bins)
-        self.loc_bins = self.grammar.loc_bins
+        self.loc_bins, self.grammar_folder = self.grammar.loc_bins, folder   # the folder the grammar was read from (None: not local)
         self.base_url, self.model, self.api_key_env = str(base_url).rstrip("/"), model, api_key_env
         self.temperature, self.max_tokens, self.timeout, self.retries, self.backoff = temperature, max_tokens, timeout, retries, backoff
         self.extra_body = dict(extra_body or {})
@@ -191,7 +191,7 @@ class TransformersPolicy(Policy):
                                                                      trust_remote_code=trust_remote_code, **kw).to(device).eval()
         # a tiny model speaks location tokens when its folder says so (`guilab.pager.executor.PolicyExecutor` reads this)
         self.grammar: Grammar = resolve_grammar(self.model_dir, loc_bins)
-        self.loc_bins = self.grammar.loc_bins
+        self.loc_bins, self.grammar_folder = self.grammar.loc_bins, self.model_dir
         self._lock = threading.Lock()   # one generate at a time (and the tokenizer's padding side is shared state)
         tok = self.processor.tokenizer
         self._strip = tuple(dict.fromkeys(CHAT_STRIP_TOKENS + tuple(t for t in (tok.eos_token, tok.pad_token) if t)))

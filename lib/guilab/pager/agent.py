@@ -37,6 +37,7 @@ class PagerAgent(Agent):
         executor = executor or ("policy" if self.policy is not None else "scripted")
         if planner not in ("oracle", "model"): raise ValueError(f"planner must be 'oracle' or 'model', got {planner!r}")
         if executor not in ("policy", "scripted"): raise ValueError(f"executor must be 'policy' or 'scripted', got {executor!r}")
+        if executor == "scripted" and anchors: raise ValueError("anchors are an input of the policy executor; the scripted executor reads the reference")
         if self.policy is None and (planner == "model" or executor == "policy"): raise ValueError("a model planner or policy executor needs policy=...")
         self.planner = planner
         self.executor = PolicyExecutor(self.policy, loc_bins, anchors) if executor == "policy" else ScriptedExecutor()

@@ -25,10 +25,18 @@ class PolicyExecutor:
     needs_screenshot = True
     def __init__(self, policy,                   # a Policy: act(messages) -> str
                  loc_bins: int | None = None,    # location bins per axis (None: `policy.loc_bins`, else 0 = pixels)
-                 anchors: bool | None = None):   # read anchors (None: `policy.grammar.anchors`, else False)
+                 anchors: bool | None = None):   # read anchors (None: `policy.grammar.anchors`; checked against a local model folder)
         self.policy, self.format_errors, self.calls = policy, 0, 0
         self.loc_bins = int(getattr(policy, "loc_bins", 0) or 0) if loc_bins is None else int(loc_bins)
-        self.anchors = bool(getattr(getattr(policy, "grammar", None), "anchors", False)) if anchors is None else bool(anchors)
+        declared = bool(getattr(getattr(policy, "grammar", None), "anchors", False))
+        if anchors is None: self.anchors = declared
+        else:
+            if isinstance(anchors, str) and anchors.strip().lower() in ("true", "false"): anchors = anchors.strip().lower() == "true"
+            if not isinstance(anchors, bool): raise ValueError(f"anchors must be true or false, got {anchors!r}")
+            folder = getattr(policy, "grammar_folder", None)
+            if folder is not None and anchors != declared:   # checked like loc_bins: a local folder says what its model was trained on
+                raise ValueError(f"anchors={anchors} does not match the model folder {folder}, which declares anchors={declared}")
+            self.anchors = anchors
     def step(self, subtask: str,          # the subtask (a GeoGebra command)
              screenshot,                  # H×W×3 uint8 screenshot (or a PIL image, or None: text only)
              history: list,               # this subtask's actions so far (dicts or raw strings)
