@@ -554,14 +554,20 @@ class BrowserEnv(gym.Env):
         inp = self.open_palette()
         item = pg.locator(".jp-ModalCommandPalette .lm-CommandPalette-item",
                           has=pg.locator(".lm-CommandPalette-itemLabel", has_text=re.compile("^" + re.escape(label) + "$")))
-        for attempt in range(3):   # commands of lazily started plugins appear a moment later
+        found = False
+        for attempt in range(4):   # commands of lazily started plugins appear a moment later
             try:
-                inp.fill("", timeout=5000); inp.fill(label.rstrip("…. "), timeout=5000)
-                item.first.wait_for(state="visible", timeout=3000); break
-            except Exception:
-                if attempt == 2: raise RuntimeError(f"no command labelled {label!r} in the command palette") from None
                 if not inp.is_visible(): inp = self.open_palette()   # it closed again under load: open it anew
-        item.first.click(); self._settle()
+                inp.fill("", timeout=5000); inp.fill(label.rstrip("…. "), timeout=5000)
+                item.first.wait_for(state="visible", timeout=3000); found = True
+                # under load the palette can close between the item showing and the click: a click that finds no
+                # item gives up after 5 s (nothing was clicked) and the palette is opened again, instead of one 30 s wait
+                item.first.click(timeout=5000); break
+            except Exception:
+                if attempt == 3:
+                    raise RuntimeError(f"command {label!r}: " + ("the command palette closed before its item could be clicked" if found
+                                       else "no command with this label in the command palette")) from None
+        self._settle()
 
     def _do_reset(self, task):
         if self._stack is None: self._start()
