@@ -40,7 +40,7 @@ class PolicyExecutor:
     def step(self, subtask: str,          # the subtask (a GeoGebra command)
              screenshot,                  # H×W×3 uint8 screenshot (or a PIL image, or None: text only)
              history: list,               # this subtask's actions so far (dicts or raw strings)
-                 done: list[str] = (),        # completed subtasks
+             done: list[str] = (),        # completed subtasks
              anchors: list | None = None, # [(label, (x, y)), ...] screenshot pixels, when the executor reads anchors
             ):
         img = Image.fromarray(screenshot) if isinstance(screenshot, np.ndarray) else screenshot
