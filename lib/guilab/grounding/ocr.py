@@ -46,7 +46,9 @@ def _pytesseract():
 
 _CACHE: "OrderedDict[tuple, list]" = OrderedDict()
 _CACHE_LOCK = threading.Lock()
-CACHE_SIZE = 96
+CACHE_SIZE = 4096   # images whose words are kept (LRU). One entry is the words of one image (a few kB); the default LBS run
+                    # reads ~1,500 distinct images (~100 screenshots at two view sizes and the zoom crops), and its 8 agents read
+                    # the same first views one after another: with 96 entries each agent evicted what the next one needed
 
 def ocr_tokens(image: Image.Image,          # the image to read
                scale: float = 1.0,          # resize factor before reading (LANCZOS); boxes are mapped back to `image` pixels
