@@ -12,14 +12,14 @@ def test_guilab_perf_quick_writes_the_table(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     text = out.read_text()
     assert text.startswith("# guilab perf\n") and "quick mode" in text
-    assert "| part | benchmark | value | unit | goal | meets goal | wall s | error |" in text
+    assert "| part | benchmark | value | unit | goal | meets goal | wall s | measured | error |" in text
     rows = [l.split("|")[1:-1] for l in text.splitlines() if re.match(r"\| (core|geo\.kernel|pagebench\.metrics) \|", l)]
     got = {(c[0].strip(), c[1].strip()) for c in rows}
     assert got == {("core", "JsonlWriter append+fsync"), ("core", "read_jsonl"),
                    ("geo.kernel", "build mixed 29-command construction"),
                    ("geo.kernel", "move free point (recomputes 20 commands)"), ("geo.kernel", "move free point"),
                    ("pagebench.metrics", "score 22,450 actions"), ("pagebench.metrics", "score throughput")}, got
-    assert all(c[7].strip() == "" and c[2].strip() != "failed" for c in rows), rows   # no error column filled
+    assert all(c[8].strip() == "" and c[2].strip() != "failed" for c in rows), rows   # no error column filled
     assert "could not be imported" not in text
     assert "pinned to CPU" in text or "not pinned" in text
 

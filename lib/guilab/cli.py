@@ -34,7 +34,7 @@ def _cmd_schema(a) -> int:
 def _cmd_perf(a) -> int:
     from guilab.perf.harness import run, write_perf_md
     res = run(only=a.only, quick=a.quick, pin=not a.no_pin)
-    path = write_perf_md(res, a.out)
+    path = write_perf_md(res, a.out, merge=bool(a.only))   # --only refreshes its rows and keeps the others (with their dates)
     print(path.read_text())
     return 1 if res["failed"] or any(r["error"] for r in res["rows"]) else 0
 
@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--force", action="store_true", help="run every selected notebook, even those whose inputs and code are unchanged since the last run")
     r.set_defaults(func=_cmd_reproduce)
     b = sub.add_parser("perf", help="run the speed benchmarks (guilab.perf.*) on one core and write figures/perf.md")
-    b.add_argument("--only", nargs="+", metavar="NAME", help="substrings of 'group:name' to run")
+    b.add_argument("--only", nargs="+", metavar="NAME", help="substrings of 'group:name' to run; the other rows of --out are kept, each with the date it was measured")
     b.add_argument("--quick", action="store_true", help="small workloads (for tests)")
     b.add_argument("--no-pin", action="store_true", help="do not pin to one CPU core")
     b.add_argument("--out", default="figures/perf.md", help="output markdown file")

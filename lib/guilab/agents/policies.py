@@ -212,7 +212,6 @@ class TransformersPolicy(Policy):
 
     def act(self, messages: list[dict], tools: list[dict] | None = None) -> str:
         "Greedy reply; chat special tokens stripped, everything else (location tokens, `<tool_call>`) kept."
-        import torch
         conv = _to_processor_messages(messages, self.processor.image_processor)
         return self._model_thread.submit(self._act, conv, tools).result()
 

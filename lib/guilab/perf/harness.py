@@ -11,7 +11,7 @@ from typing import Callable
 
 # %% auto #0
 __all__ = ['REGISTRY', 'Benchmark', 'benchmark', 'timeit', 'best_rate', 'pin_one_core', 'discover', 'run', 'meets_goal',
-           'write_perf_md']
+           'merge_results', 'write_perf_md']
 
 # %% ../../../nbs/perf/00_harness.ipynb #0fbf9c4b
 @dataclass
@@ -78,7 +78,8 @@ def run(only: list[str] | None = None,  # substrings of "group:name" to keep (No
         pin: bool = True,               # pin to one core
         package: str = "guilab.perf",   # where `discover` looks for benchmark modules
        ) -> dict:
-    "Discover and run the registered benchmarks; returns `{'rows', 'failed', 'machine'}` (one row per measured value)."
+    """Discover and run the registered benchmarks; returns `{'rows', 'failed', 'machine'}`: one row per measured value,
+    each with `bench`, the `'group:name'` key of the benchmark that measured it."""
     pinned = pin_one_core() if pin else "not pinned"
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")   # other work on the machine skews every number
     _, failed = discover(package)
@@ -89,10 +90,10 @@ def run(only: list[str] | None = None,  # substrings of "group:name" to keep (No
         try:
             res = b.fn(quick=quick)
             res = res if isinstance(res, list) else [{"name": b.name, "value": float(res), "unit": b.unit, "goal": b.goal}]
-            for r in res: rows.append({"group": b.group, "unit": b.unit, "goal": "", "error": "", **r})   # a row may say "skipped: <why>"
+            for r in res: rows.append({"group": b.group, "unit": b.unit, "goal": "", "error": "", **r, "bench": key})   # a row may say "skipped: <why>"
         except Exception as e:
             rows.append({"group": b.group, "name": b.name, "value": float("nan"), "unit": b.unit, "goal": b.goal,
-                         "error": f"{type(e).__name__}: {e}"})
+                         "error": f"{type(e).__name__}: {e}", "bench": key})
             traceback.print_exc()
         for r in rows[first:]: r["seconds"] = round(time.perf_counter() - t0, 2)   # wall time of the whole benchmark call
     machine = {"python": sys.version.split()[0], "platform": platform.platform(), "processor": platform.processor() or platform.machine(),
@@ -114,20 +115,56 @@ def _fmt(v: float, error: str = "") -> str:
     if v != v: return "skipped" if error.startswith("skipped") else "failed"
     return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.3g}"
 
-def write_perf_md(result: dict,                                   # `run`'s output
-                  path: str | os.PathLike = "figures/perf.md",    # where to write the table
-                 ) -> Path:
-    "Render `run` output as a markdown table (atomic write); perf modules that failed to import are listed below it."
-    from guilab.core import atomic_write
-    m = result["machine"]
+def _machine_line(m: dict) -> str:
     ld = m.get("load")   # absent in results of older versions, nan where the OS has no load average
     load = f", load average {ld:g} at the start" if isinstance(ld, (int, float)) and ld == ld else ""
-    lines = ["# guilab perf", "", f"Measured {m['date']} on {m['processor']}, {m['cpus']} CPUs{load}, {m['affinity']}, "
-             f"Python {m['python']}, {m['platform']}" + (" — quick mode (small workloads)" if m["quick"] else "") + ".", "",
-             "| part | benchmark | value | unit | goal | meets goal | wall s | error |", "|---|---|---:|---|---|---|---:|---|"]
+    return (f"{m['date']} on {m['processor']}, {m['cpus']} CPUs{load}, {m['affinity']}, Python {m['python']}, {m['platform']}"
+            + (" — quick mode (small workloads)" if m["quick"] else ""))
+
+def merge_results(old: dict,   # an earlier `run` output as `write_perf_md` saved it (`perf.json`)
+                  new: dict,   # this `run`'s output
+                 ) -> dict:
+    """One result from two: every row of `new`, and the rows of `old` whose benchmark (`bench`) did not run in `new`,
+    each row keeping its run's machine (`machines`: one entry per run, rows point at theirs with `run`). Rows are
+    sorted by benchmark key, so a merged file lists rows in the order a full run writes them. Import failures come
+    from `new` (the code as it is now)."""
+    ran = {r["bench"] for r in new["rows"]}
+    om = old.get("machines") or [old["machine"]]
+    kept = [r for r in old["rows"] if r.get("bench") not in ran]
+    if any("bench" not in r for r in kept): raise ValueError("the earlier results have rows without a benchmark key: rerun every benchmark (guilab perf without --only)")
+    used = sorted({r.get("run", 0) for r in kept})
+    machines = [new["machine"]] + [om[i] for i in used]
+    remap = {i: k + 1 for k, i in enumerate(used)}
+    rows = [{**r, "run": 0} for r in new["rows"]] + [{**r, "run": remap[r.get("run", 0)]} for r in kept]
+    order = {k: i for i, k in enumerate(sorted({r["bench"] for r in rows}))}
+    rows.sort(key=lambda r: order[r["bench"]])   # stable: a benchmark's own rows keep their order
+    return {"rows": rows, "failed": new.get("failed", {}), "machine": new["machine"], "machines": machines}
+
+def write_perf_md(result: dict,                                   # `run`'s output (or `merge_results`')
+                  path: str | os.PathLike = "figures/perf.md",    # where to write the table
+                  merge: bool = False,                            # keep the rows of benchmarks `result` did not run from the earlier `perf.json`
+                 ) -> Path:
+    """Render `run` output as a markdown table (atomic write) and save it as JSON beside it (`path` with suffix
+    `.json`); perf modules that failed to import are listed below the table. With `merge` (what `guilab perf --only`
+    does) the rows of the benchmarks that did not run now are kept from that JSON (`merge_results`), each with the
+    date of its run in the `measured` column and its machine in the header: refreshing one benchmark no longer drops
+    the others. Raises `ValueError` when `merge` finds an earlier `perf.md` without its JSON (its rows cannot be matched
+    to benchmarks: run every benchmark once)."""
+    import json
+    from guilab.core import atomic_write
+    path = Path(path); side = path.with_suffix(".json")
+    if merge and side.is_file(): result = merge_results(json.loads(side.read_text()), result)
+    elif merge and path.is_file(): raise ValueError(f"{path} has no {side.name} beside it: its rows cannot be kept; run `guilab perf` without --only once")
+    machines = result.get("machines") or [result["machine"]]
+    head = ([f"Measured {_machine_line(machines[0])}."] if len(machines) == 1 else
+            ["Rows come from more than one run (column `measured`):", ""] + [f"- {_machine_line(m)}" for m in machines])
+    lines = ["# guilab perf", "", *head, "",
+             "| part | benchmark | value | unit | goal | meets goal | wall s | measured | error |", "|---|---|---:|---|---|---|---:|---|---|"]
     for r in result["rows"]:
-        lines.append(f"| {r['group']} | {r['name']} | {_fmt(r['value'], r['error'])} | {r['unit']} | {r['goal']} | {meets_goal(r['value'], r['goal'])} | {r.get('seconds', '')} | {r['error']} |")
+        when = machines[r.get("run", 0)]["date"]
+        lines.append(f"| {r['group']} | {r['name']} | {_fmt(r['value'], r['error'])} | {r['unit']} | {r['goal']} | {meets_goal(r['value'], r['goal'])} | {r.get('seconds', '')} | {when} | {r['error']} |")
     if result.get("failed"):
         lines += ["", "Perf modules that could not be imported (their benchmarks did not run): "
                   + "; ".join(f"`{k}` ({v})" for k, v in result["failed"].items()) + "."]
+    atomic_write(side, json.dumps({k: result[k] for k in ("rows", "failed", "machine", "machines") if k in result}, indent=1, default=str) + "\n")
     return atomic_write(path, "\n".join(lines) + "\n")
