@@ -35,3 +35,17 @@ def test_the_library_never_imports_the_benchmarks():
     importers = {i for m in perf for i in g.find_modules_that_directly_import(m)}
     assert importers - perf <= {"guilab.cli"}, sorted(importers - perf)
     assert "guilab.bench" not in g.modules
+
+
+def test_only_keeps_the_other_rows_and_refuses_a_file_it_cannot_merge_before_running(tmp_path):
+    out = tmp_path / "perf.md"
+    for only in (["core:"], ["geo.kernel"]):
+        r = subprocess.run([GUILAB, "perf", "--quick", "--no-pin", "--only", *only, "--out", str(out)], capture_output=True, text=True, cwd=tmp_path)
+        assert r.returncode == 0, r.stdout + r.stderr
+    parts = {l.split("|")[1].strip() for l in out.read_text().splitlines() if re.match(r"\| (core|geo\.kernel) \|", l)}
+    assert parts == {"core", "geo.kernel"}, out.read_text()     # the second --only kept the first one's rows
+    assert (tmp_path / "perf.json").is_file()
+    old = tmp_path / "old.md"; old.write_text("# guilab perf\n\n| part | benchmark |\n")   # a perf.md from before perf.json
+    r = subprocess.run([GUILAB, "perf", "--quick", "--no-pin", "--only", "core:", "--out", str(old)], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2 and "no old.json beside it" in r.stderr, r.stdout + r.stderr
+    assert old.read_text() == "# guilab perf\n\n| part | benchmark |\n" and "JsonlWriter" not in r.stdout   # untouched, nothing ran

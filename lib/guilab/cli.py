@@ -32,7 +32,10 @@ def _cmd_schema(a) -> int:
     return 0
 
 def _cmd_perf(a) -> int:
-    from guilab.perf.harness import run, write_perf_md
+    from guilab.perf.harness import run, write_perf_md, check_mergeable
+    if a.only:
+        try: check_mergeable(a.out)   # before any benchmark runs: a refusal after them would throw the measurements away
+        except ValueError as e: print(f"guilab perf: {e}", file=sys.stderr); return 2
     res = run(only=a.only, quick=a.quick, pin=not a.no_pin)
     path = write_perf_md(res, a.out, merge=bool(a.only))   # --only refreshes its rows and keeps the others (with their dates)
     print(path.read_text())

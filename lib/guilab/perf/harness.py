@@ -11,7 +11,7 @@ from typing import Callable
 
 # %% auto #0
 __all__ = ['REGISTRY', 'Benchmark', 'benchmark', 'timeit', 'best_rate', 'pin_one_core', 'discover', 'run', 'meets_goal',
-           'merge_results', 'write_perf_md']
+           'merge_results', 'check_mergeable', 'write_perf_md']
 
 # %% ../../../nbs/perf/00_harness.ipynb #0fbf9c4b
 @dataclass
@@ -140,6 +140,15 @@ def merge_results(old: dict,   # an earlier `run` output as `write_perf_md` save
     rows.sort(key=lambda r: order[r["bench"]])   # stable: a benchmark's own rows keep their order
     return {"rows": rows, "failed": new.get("failed", {}), "machine": new["machine"], "machines": machines}
 
+def check_mergeable(path: str | os.PathLike = "figures/perf.md",   # the perf.md a `merge` will write
+                   ) -> None:
+    """Raise `ValueError` when `write_perf_md(..., merge=True)` would refuse `path` (a perf.md without its JSON): the
+    CLI calls it before running any benchmark, so no measurement is lost to the refusal."""
+    path = Path(path)
+    if path.is_file() and not path.with_suffix(".json").is_file():
+        raise ValueError(f"{path} has no {path.with_suffix('.json').name} beside it: its rows cannot be kept; "
+                         f"run `guilab perf` without --only once (or write elsewhere with --out)")
+
 def write_perf_md(result: dict,                                   # `run`'s output (or `merge_results`')
                   path: str | os.PathLike = "figures/perf.md",    # where to write the table
                   merge: bool = False,                            # keep the rows of benchmarks `result` did not run from the earlier `perf.json`
@@ -153,8 +162,8 @@ def write_perf_md(result: dict,                                   # `run`'s outp
     import json
     from guilab.core import atomic_write
     path = Path(path); side = path.with_suffix(".json")
+    if merge: check_mergeable(path)
     if merge and side.is_file(): result = merge_results(json.loads(side.read_text()), result)
-    elif merge and path.is_file(): raise ValueError(f"{path} has no {side.name} beside it: its rows cannot be kept; run `guilab perf` without --only once")
     machines = result.get("machines") or [result["machine"]]
     head = ([f"Measured {_machine_line(machines[0])}."] if len(machines) == 1 else
             ["Rows come from more than one run (column `measured`):", ""] + [f"- {_machine_line(m)}" for m in machines])
