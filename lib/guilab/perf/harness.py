@@ -162,8 +162,9 @@ def write_perf_md(result: dict,                                   # `run`'s outp
     import json
     from guilab.core import atomic_write
     path = Path(path); side = path.with_suffix(".json")
-    if merge: check_mergeable(path)
-    if merge and side.is_file(): result = merge_results(json.loads(side.read_text()), result)
+    if merge:
+        check_mergeable(path)
+        if side.is_file(): result = merge_results(json.loads(side.read_text()), result)
     machines = result.get("machines") or [result["machine"]]
     head = ([f"Measured {_machine_line(machines[0])}."] if len(machines) == 1 else
             ["Rows come from more than one run (column `measured`):", ""] + [f"- {_machine_line(m)}" for m in machines])
