@@ -4,7 +4,7 @@
 
 # %% ../../nbs/00_core.ipynb #2e2f23ef
 from __future__ import annotations
-import argparse, dataclasses, hashlib, json, math, os, platform, random, re, socket, subprocess, sys, tempfile, time
+import argparse, dataclasses, hashlib, json, math, os, platform, random, re, socket, stat, subprocess, sys, tempfile, time
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Iterator, Literal
 
@@ -299,16 +299,24 @@ def write_json_schemas(out: str | os.PathLike) -> list[Path]:
     return [atomic_write(Path(out) / f"{k}.schema.json", json.dumps(s, indent=2, ensure_ascii=False) + "\n") for k, s in json_schemas().items()]
 
 # %% ../../nbs/00_core.ipynb #896c8fe2
+_UMASK = os.umask(0o022); os.umask(_UMASK)   # the process umask, read once (os.umask can only be read by setting it)
+
 def atomic_write(path: str | os.PathLike,  # destination file; parent folders are created
                  data: str | bytes,         # full content; str is written as UTF-8
                  fsync: bool = True,        # fsync before the rename (False: still atomic against a killed process, not a power cut)
                 ) -> Path:
-    "Write `data` to `path` atomically: a temporary file in the same folder, fsync, then `os.replace`."
+    """Write `data` to `path` atomically: a temporary file in the same folder, fsync, then `os.replace`.
+    The file gets the mode a plain `open(path, "w")` would give it: an existing file's mode is kept, a new file gets
+    0o666 minus the umask (read at import). `tempfile.mkstemp` alone would leave every output 0o600, unreadable to
+    a gallery served by another user."""
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(data, str): data = data.encode("utf-8")
+    try: mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError: mode = 0o666 & ~_UMASK
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
             f.write(data); f.flush()
             if fsync: os.fsync(f.fileno())
         os.replace(tmp, path)
