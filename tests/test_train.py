@@ -44,7 +44,7 @@ from guilab.core import load_params
 from guilab.train.pipeline import train_pipeline
 P = load_params("params/default.yaml", overrides=[f"train.runs_dir={sys.argv[1]}", "train.data.problems=[generated:4:0]",
     "train.model.image_size=224", "train.model.loc_bins=32", "train.sft.max_examples=48", "train.sft.max_steps=12",
-    "train.sft.per_device_train_batch_size=4", "train.sft.save_steps=2", "train.sft.logging_steps=1"])
+    "train.sft.per_device_train_batch_size=4", "train.sft.save_steps=2", "train.sft.logging_steps=1", "train.copy_warmup=null"])
 res = train_pipeline(P, stages=("sft",), progress=False)
 print("DONE", res["checkpoints"]["sft"])
 '''

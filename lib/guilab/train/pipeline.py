@@ -12,9 +12,10 @@ import numpy as np
 from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest
 from .sft import finished, sft_dataset, train_sft, model_image_size, load_policy_model
 from ..agents.grammar import read_grammar, GRAMMAR_FILE
+from .copy_warmup import COPY_WARMUP_FILE
 
 # %% auto #0
-__all__ = ['STAGE_ROWS', 'ROW_METRICS', 'model_key', 'base_model', 'training_build', 'repeatable', 'seeded_config',
+__all__ = ['STAGE_ROWS', 'ROW_METRICS', 'model_key', 'base_model', 'training_build', 'warmed_base', 'repeatable', 'seeded_config',
            'train_pipeline', 'stage_label', 'evaluate_stages', 'curves_of', 'problem_scores', 'paired_bootstrap',
            'same_seed_check']
 
@@ -52,6 +53,28 @@ def training_build(cfg: dict, progress: bool = True) -> tuple[Path, dict]:
     build(probs, folder, seed=int(d.get("seed", 0)), p_tool=float(d.get("p_tool", 0.7)), screenshots=False,
           workers=int(d.get("workers", 1)), progress=progress)
     return folder, {p.id: p for p in probs}
+
+def warmed_base(base: Path,             # the base model folder (`base_model`)
+                trajs: list[dict],      # the training build's trajectories
+                probs: dict,            # their Problems by id
+                cw,                     # params `train.copy_warmup`: a dict of settings, true (the defaults), or null/false (off)
+                data_key: str,          # digest of the training build (part of the cache key)
+                seed: int,              # training seed
+                runs: Path,             # `train.runs_dir`
+                progress: bool = True,
+               ) -> Path:
+    """`base` after the copy warm-up (`guilab.train.copy_warmup`): trained once per base, settings, build and seed
+    under `runs`, then reused. `base` itself when the warm-up is off or `base` does not read anchors (the warm-up
+    teaches the copy from the anchors line; a screenshot-only executor has none, so the setting does not apply to it)."""
+    from guilab.train.copy_warmup import copy_pairs, train_copy_warmup, COPY_WARMUP_DEFAULTS
+    if not cw or not read_grammar(base).anchors: return base
+    c = {**COPY_WARMUP_DEFAULTS, **(cw if isinstance(cw, dict) else {})}
+    out = Path(runs) / f"copywarm-{cache_key('copy_warmup', str(base), c, data_key, seed)}"
+    if (out / COPY_WARMUP_FILE).is_file(): return out
+    _, proc, bins = load_policy_model(base)
+    W, H = trajs[0].get("size", [1280, 800]) if trajs else (1280, 800)
+    pairs = copy_pairs(trajs, probs, bins, model_image_size(proc, (W, H)), max_examples=int(c["max_examples"]), seed=seed, progress=progress)
+    return train_copy_warmup(base, out, pairs, c, seed=seed, progress=progress)
 
 # %% ../../../nbs/train/05_pipeline.ipynb #30f7f315
 from contextlib import contextmanager
@@ -110,8 +133,11 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
     from accelerate import PartialState
     with PartialState().main_process_first():   # under `accelerate launch`: rank 0 builds, the others then reuse
         base = base_model(cfg, progress); folder, probs = training_build(cfg, progress)
-    trajs = list(read_jsonl(folder / "trajectories.jsonl"))
-    data_key = file_digest(folder / "trajectories.jsonl")
+        trajs = list(read_jsonl(folder / "trajectories.jsonl"))
+        data_key = file_digest(folder / "trajectories.jsonl")
+        warm = warmed_base(base, trajs, probs, cfg.get("copy_warmup"), data_key, seed, runs, progress)
+    warm_info = json.loads((warm / COPY_WARMUP_FILE).read_text()) if warm != base else None
+    base = warm
     sft_cfg = cfg["sft"]
     k_sft = cache_key("sft", str(base), model_key(cfg.get("model")), sft_cfg, data_key, seed)
     out = {"checkpoints": {}, "keys": {"sft": k_sft}, "stats": {}, "base": base, "build": folder, "skipped": {}}
@@ -152,6 +178,7 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
             train_grpo(sft_dir, runs / f"grpo-{v}-{keys[v]}", kept, g, terms=tuple(variants[v]), key=keys[v], progress=progress)
     for v in todo:
         if v not in out.get("skipped", {}): out["checkpoints"][v] = runs / f"grpo-{v}-{keys[v]}"
+    if warm_info: stats["copy_warmup"] = {k: warm_info[k] for k in ("steps", "seconds", "pairs", "acc_short", "acc_full")}
     stats["seconds_last_call"] = round(time.time() - t0, 1)
     atomic_write(stats_f, json.dumps(stats, indent=2) + "\n")
     out["stats"] = {k: v for k, v in stats.items() if k != "prompts"}
