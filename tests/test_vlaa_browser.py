@@ -41,8 +41,9 @@ def test_api_keys_never_reach_the_server(env):
 def test_check_env_and_registration(env):
     import gymnasium as gym
     from gymnasium.utils.env_checker import check_env
-    assert "guilab/JupyterLab-v0" in gym.registry
-    check_env(env, skip_render_check=True)
+    assert "guilab/JupyterLab-v0" in gym.registry and gym.spec("guilab/JupyterLab-v0").nondeterministic
+    env.spec = gym.spec("guilab/JupyterLab-v0")   # as gym.make gives it: a real app's step depends on timing, so check_env
+    check_env(env, skip_render_check=True)        # skips its step-determinism check (it failed under load, screens differing)
     obs, _ = env.reset()
     assert obs["screenshot"].dtype.name == "uint8" and obs["screenshot"].shape == (800, 1280, 3)
     assert "menubar" in obs["a11y"] and obs["url"].endswith("/lab")

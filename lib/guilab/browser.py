@@ -780,8 +780,8 @@ class BrowserEnv(gym.Env):
         self._pool.shutdown(wait=True)
         super().close()
 
-if "guilab/JupyterLab-v0" not in gym.registry:
-    gym.register(id="guilab/JupyterLab-v0", entry_point="guilab.browser:BrowserEnv")
+if "guilab/JupyterLab-v0" not in gym.registry:   # a real app: what a step shows depends on timing (rendering, the kernel),
+    gym.register(id="guilab/JupyterLab-v0", entry_point="guilab.browser:BrowserEnv", nondeterministic=True)   # Gymnasium's flag for that
 
 # %% ../../nbs/browser/00_browser.ipynb #652b3238
 DESCRIBE_JS = """([x, y]) => {
