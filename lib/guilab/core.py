@@ -4,7 +4,8 @@
 
 # %% ../../nbs/00_core.ipynb #2e2f23ef
 from __future__ import annotations
-import argparse, dataclasses, hashlib, json, math, os, platform, random, re, socket, stat, subprocess, sys, tempfile, time
+import argparse, dataclasses, hashlib, json, math, os, platform, random, re, shutil, socket, stat, subprocess, sys, tempfile, time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Iterator, Literal
 
@@ -17,12 +18,12 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, StrictBool, Strict
 __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTION_TYPES', 'BOX_TYPES', 'RECORDS',
            'OPEN_SECTIONS', 'KEY_PACKAGES', 'RecordError', 'Problem', 'Action', 'GTStep', 'TaskRecord',
            'PageEvalRecord', 'GroundingSample', 'StabilityTrajectory', 'TaskSubgraph', 'json_schemas',
-           'write_json_schemas', 'atomic_write', 'dumps', 'write_jsonl', 'JsonlError', 'read_jsonl', 'JsonlWriter',
-           'parse_shard', 'shard_tag', 'take_shard', 'interleave_shards', 'find_shards', 'derive_seed', 'rng',
-           'seed_everything', 'code_digest', 'cache_key', 'file_digest', 'ParamsError', 'deep_merge', 'set_dotted',
-           'closest', 'check_override_key', 'parse_override', 'load_params', 'sha256_file', 'package_versions',
-           'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest', 'project_root', 'command_group',
-           'cli_number', 'free_port']
+           'write_json_schemas', 'current_umask', 'atomic_write', 'atomic_dir', 'dumps', 'write_jsonl', 'JsonlError',
+           'read_jsonl', 'JsonlWriter', 'parse_shard', 'shard_tag', 'take_shard', 'interleave_shards', 'find_shards',
+           'derive_seed', 'rng', 'seed_everything', 'code_digest', 'cache_key', 'file_digest', 'ParamsError',
+           'deep_merge', 'set_dotted', 'closest', 'check_override_key', 'parse_override', 'load_params', 'sha256_file',
+           'package_versions', 'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest', 'project_root',
+           'command_group', 'cli_number', 'free_port']
 
 # %% ../../nbs/00_core.ipynb #e2f9fb50
 class RecordError(ValueError):
@@ -299,7 +300,15 @@ def write_json_schemas(out: str | os.PathLike) -> list[Path]:
     return [atomic_write(Path(out) / f"{k}.schema.json", json.dumps(s, indent=2, ensure_ascii=False) + "\n") for k, s in json_schemas().items()]
 
 # %% ../../nbs/00_core.ipynb #896c8fe2
-_UMASK = os.umask(0o022); os.umask(_UMASK)   # the process umask, read once (os.umask can only be read by setting it)
+def current_umask() -> int:
+    """The process umask, read on every call: Linux's `/proc/self/status` (no side effect); elsewhere set and reset
+    with `os.umask`, which is what Python offers (not thread safe there)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"): return int(line.split()[1], 8)
+    except (OSError, ValueError): pass
+    m = os.umask(0o022); os.umask(m); return m
 
 def atomic_write(path: str | os.PathLike,  # destination file; parent folders are created
                  data: str | bytes,         # full content; str is written as UTF-8
@@ -307,12 +316,12 @@ def atomic_write(path: str | os.PathLike,  # destination file; parent folders ar
                 ) -> Path:
     """Write `data` to `path` atomically: a temporary file in the same folder, fsync, then `os.replace`.
     The file gets the mode a plain `open(path, "w")` would give it: an existing file's mode is kept, a new file gets
-    0o666 minus the umask (read at import). `tempfile.mkstemp` alone would leave every output 0o600, unreadable to
+    0o666 minus the umask (`current_umask`). `tempfile.mkstemp` alone would leave every output 0o600, unreadable to
     a gallery served by another user."""
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(data, str): data = data.encode("utf-8")
     try: mode = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError: mode = 0o666 & ~_UMASK
+    except FileNotFoundError: mode = 0o666 & ~current_umask()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -324,6 +333,25 @@ def atomic_write(path: str | os.PathLike,  # destination file; parent folders ar
         if os.path.exists(tmp): os.unlink(tmp)
         raise
     return path
+
+@contextmanager
+def atomic_dir(path: str | os.PathLike,  # destination folder; its parent is created
+              ):
+    """Build a folder atomically: yields a new empty temporary folder beside `path`; when the block ends without an
+    error, the folder gets the mode `os.mkdir` would give it (0o777 minus the umask, not mkdtemp's 0o700) and replaces
+    `path` (an existing `path` is renamed to `.NAME.old` first and removed after, so a kill leaves either folder whole,
+    never a half-written one under `path`). On an error the temporary folder is removed and `path` is untouched."""
+    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+    try:
+        yield tmp
+        os.chmod(tmp, 0o777 & ~current_umask())
+        old = path.with_name(f".{path.name}.old")
+        if old.exists(): shutil.rmtree(old)
+        if path.exists(): os.replace(path, old)
+        os.replace(tmp, path); shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True); raise
 
 # %% ../../nbs/00_core.ipynb #8dea17d9
 def _json_default(o):

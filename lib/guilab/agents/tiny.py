@@ -8,6 +8,8 @@ import json, os, random, shutil, tempfile
 from typing import Sequence
 from pathlib import Path
 
+from ..core import atomic_dir
+
 import torch
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast, Qwen3VLConfig, Qwen3VLForConditionalGeneration
@@ -239,9 +241,7 @@ def build_tiny_vlm(out_dir,                # folder to create (must not exist un
     model = Qwen3VLForConditionalGeneration(cfg).eval()
     gc = model.generation_config
     gc.eos_token_id, gc.pad_token_id, gc.do_sample = tok.eos_token_id, tok.pad_token_id, False
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with atomic_dir(out) as tmp:
         model.save_pretrained(tmp); proc.save_pretrained(tmp)
         pc = json.loads((tmp / "processor_config.json").read_text())
         pc["auto_map"] = {"AutoProcessor": f"{_REMOTE_PROCESSOR_FILE[:-3]}.TinyQwen3VLProcessor"}
@@ -251,10 +251,6 @@ def build_tiny_vlm(out_dir,                # folder to create (must not exist un
                 "anchors": bool(anchors), "sizes": {k: v for k, v in sizes.items()}, "n_params": sum(p.numel() for p in model.parameters()),
                 "vocab": len(tok), "corpus_extra_lines": len(corpus_extra)}
         (tmp / TINY_MARKER).write_text(json.dumps(meta, indent=2))
-        if out.exists(): shutil.rmtree(out)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True); raise
     return out
 
 def is_tiny_vlm(path) -> bool:

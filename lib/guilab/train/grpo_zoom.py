@@ -15,7 +15,7 @@ from ..core import GroundingSample, JsonlWriter, atomic_write, dumps, read_jsonl
 from ..grounding.zoom import (ZoomSession, ZoomError, Answer, Refusal, FormatError, CropAction, parse_reply,
                                    MAX_CROPS, MAX_CROPS_PER_TURN, MAX_TURNS, ORIGINAL_NAME, NORM)
 from . import rewards as R
-from .sft import CurvesCallback, last_checkpoint, trim_curves
+from .sft import CurvesCallback, last_checkpoint, trim_curves, save_checkpoint
 
 TOOL_SYSTEM = """You are a GUI grounding agent. Task: {instruction}
 The original image is {name} ({w}x{h} pixels). You may zoom in before answering: call the crop_image tool with
@@ -265,21 +265,8 @@ def load_zoom_policy(model_dir,          # a tiny VLM folder (`build_tiny_vlm`) 
 
 
 def _save_policy(model, proc, model_dir, dest) -> Path:
-    "Save model + processor to `dest` atomically (temporary folder, then rename); tiny folders keep their marker files."
-    from guilab.agents.tiny import TINY_MARKER
-    from guilab.agents.grammar import GRAMMAR_FILE
-    dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
-    try:
-        model.save_pretrained(tmp); proc.save_pretrained(tmp)
-        src = Path(model_dir)
-        for f in (TINY_MARKER, GRAMMAR_FILE, "processing_guilab_tiny.py", "processor_config.json"):
-            if (src / f).is_file(): shutil.copy2(src / f, tmp / f)
-        if dest.exists(): shutil.rmtree(dest)
-        os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True); raise
-    return dest
+    "Save model + processor to `dest` atomically; tiny folders keep their marker files (`guilab.train.sft.save_checkpoint`, no record file)."
+    return save_checkpoint(model, proc, model_dir, dest, None)
 
 
 def _warm_reply(s: GroundingSample, size, g, p_crop: float) -> str:

@@ -12,7 +12,7 @@ import numpy as np
 from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest
 from .sft import finished, sft_dataset, train_sft, model_image_size, load_policy_model
 from ..agents.grammar import read_grammar, GRAMMAR_FILE
-from .copy_warmup import COPY_WARMUP_FILE
+from .copy_warmup import COPY_WARMUP_FILE, copy_pairs, copy_warmup_settings, train_copy_warmup
 
 # %% auto #0
 __all__ = ['STAGE_ROWS', 'ROW_METRICS', 'model_key', 'base_model', 'training_build', 'warmed_base', 'repeatable', 'seeded_config',
@@ -26,7 +26,7 @@ def model_key(m: dict | None) -> dict:
 
 def base_model(cfg: dict, progress: bool = True) -> Path:
     """The base model folder: `cfg['model']['path']` when given (must exist), else a tiny model built (once) under `runs_dir`, its tokenizer trained with the executor prompt too.
-    `cfg['model']['anchors']` (default false) makes an executor that reads anchors (`Grammar.anchors`): the tiny folder declares it, and
+    `cfg['model']['anchors']` (false when absent; params/default.yaml sets it true) makes an executor that reads anchors (`Grammar.anchors`): the tiny folder declares it, and
     SFT, GRPO and evaluation then give every prompt the app's positions of the subtask's objects. A local VLM folder declares it in its `guilab_grammar.json`."""
     from guilab.agents.tiny import build_tiny_vlm
     m = dict(cfg.get("model") or {})
@@ -57,7 +57,7 @@ def training_build(cfg: dict, progress: bool = True) -> tuple[Path, dict]:
 def warmed_base(base: Path,             # the base model folder (`base_model`)
                 trajs: list[dict],      # the training build's trajectories
                 probs: dict,            # their Problems by id
-                cw,                     # params `train.copy_warmup`: a dict of settings, true (the defaults), or null/false (off)
+                cw,                     # params `train.copy_warmup`: a dict of settings (`{}`, true: the defaults), or null/false (off)
                 data_key: str,          # digest of the training build (part of the cache key)
                 seed: int,              # training seed
                 runs: Path,             # `train.runs_dir`
@@ -65,10 +65,10 @@ def warmed_base(base: Path,             # the base model folder (`base_model`)
                ) -> Path:
     """`base` after the copy warm-up (`guilab.train.copy_warmup`): trained once per base, settings, build and seed
     under `runs`, then reused. `base` itself when the warm-up is off or `base` does not read anchors (the warm-up
-    teaches the copy from the anchors line; a screenshot-only executor has none, so the setting does not apply to it)."""
-    from guilab.train.copy_warmup import copy_pairs, train_copy_warmup, COPY_WARMUP_DEFAULTS
-    if not cw or not read_grammar(base).anchors: return base
-    c = {**COPY_WARMUP_DEFAULTS, **(cw if isinstance(cw, dict) else {})}
+    teaches the copy from the anchors line; a screenshot-only executor has none, so the setting does not apply to it).
+    Raises `copy_warmup_settings`'s errors for bad settings."""
+    if cw is None or cw is False or not read_grammar(base).anchors: return base
+    c = copy_warmup_settings(cw)   # checked before the pairs are rendered
     out = Path(runs) / f"copywarm-{cache_key('copy_warmup', str(base), c, data_key, seed)}"
     if (out / COPY_WARMUP_FILE).is_file(): return out
     _, proc, bins = load_policy_model(base)
@@ -178,7 +178,7 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
             train_grpo(sft_dir, runs / f"grpo-{v}-{keys[v]}", kept, g, terms=tuple(variants[v]), key=keys[v], progress=progress)
     for v in todo:
         if v not in out.get("skipped", {}): out["checkpoints"][v] = runs / f"grpo-{v}-{keys[v]}"
-    if warm_info: stats["copy_warmup"] = {k: warm_info[k] for k in ("steps", "seconds", "pairs", "acc_short", "acc_full")}
+    if warm_info: stats["copy_warmup"] = {k: warm_info.get(k) for k in ("steps", "stages", "seconds", "pairs", "acc_short", "acc_full", "passed")}
     stats["seconds_last_call"] = round(time.time() - t0, 1)
     atomic_write(stats_f, json.dumps(stats, indent=2) + "\n")
     out["stats"] = {k: v for k, v in stats.items() if k != "prompts"}

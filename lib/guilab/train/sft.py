@@ -11,7 +11,7 @@ from typing import Iterable
 import numpy as np
 from PIL import Image
 
-from ..core import Problem, JsonlWriter, atomic_write, cache_key, read_jsonl
+from ..core import Problem, JsonlWriter, atomic_write, atomic_dir, cache_key, read_jsonl
 from ..regions import resized_size
 from ..geo.canvas import GeoGUI
 from ..pager.prompts import executor_prompt
@@ -172,23 +172,19 @@ def load_policy_model(path,             # a tiny model folder or any local trans
 def save_checkpoint(model, processor,
                     base,                # the folder the model was loaded from (tiny marker and remote code are copied)
                     out,                 # checkpoint folder (replaced atomically)
-                    info: dict,          # written to guilab_train.json (stage, config, data, steps, time)
+                    info: dict | None,   # written to `info_file` (stage, config, data, steps, time); None: no such file
+                    info_file: str = "guilab_train.json",   # its name (the copy warm-up writes guilab_copy_warmup.json)
                    ) -> Path:
-    "Save model + processor to `out` through a temporary folder and an atomic rename; returns `out`."
+    """Save model + processor to `out` atomically (`guilab.core.atomic_dir`: a kill leaves the old folder or the new
+    one, whole); the base's tiny marker, grammar and remote processor code travel on. Returns `out`."""
     from guilab.agents.tiny import TINY_MARKER
     from guilab.agents.grammar import GRAMMAR_FILE
-    out, base = Path(out), Path(base); out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    out, base = Path(out), Path(base)
+    with atomic_dir(out) as tmp:
         model.save_pretrained(tmp); processor.save_pretrained(tmp)
         for f in (TINY_MARKER, GRAMMAR_FILE, "processing_guilab_tiny.py", "processor_config.json"):   # the grammar (loc_bins, anchors) travels on
             if (base / f).is_file(): shutil.copy2(base / f, tmp / f)
-        (tmp / "guilab_train.json").write_text(json.dumps(info, indent=2, default=str) + "\n")
-        old = out.with_name(out.name + ".old")
-        if out.exists(): os.replace(out, old)
-        os.replace(tmp, out); shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True); raise
+        if info is not None: (tmp / info_file).write_text(json.dumps(info, indent=2, default=str) + "\n")
     return out
 
 # %% ../../../nbs/train/01_sft.ipynb #a823dcaf
