@@ -11,7 +11,7 @@ from ..core import read_jsonl
 from ..pager.prompts import ANCHORS_LINE
 
 # %% auto #0
-__all__ = ['COPY_WARMUP_FILE', 'COPY_WARMUP_DEFAULTS', 'short_prompt', 'move_anchors', 'copy_pairs', 'copy_batch',
+__all__ = ['COPY_WARMUP_FILE', 'COPY_WARMUP_DEFAULTS', 'short_prompt', 'move_anchors', 'warmup_pairs', 'copy_pairs', 'copy_batch',
            'loc_copy_accuracy', 'copy_warmup_settings', 'train_copy_warmup']
 
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #ca63831b
@@ -61,24 +61,33 @@ def move_anchors(prompt: str,        # executor prompt ending with the anchors l
     return (head + "\n" if head else "") + text, f"draw(x=<loc_{x}>, y=<loc_{y}>)"
 
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #379c0ea7
-def copy_pairs(trajs: list[dict],           # built trajectories (`trajectories.jsonl` of a training build)
-               problems,                    # their Problems (list or {id: Problem})
-               loc_bins: int,               # the grammar's location bins per axis (> 0)
-               target: tuple[int, int],     # model image (width, height), from `guilab.train.sft.model_image_size`
-               max_examples: int = 6000,    # SFT examples scanned (draws are about a quarter of them)
-               seed: int = 0,               # trajectory order
-               progress: bool = True,
-              ) -> list[tuple[str, str]]:
-    """`[(prompt text, reply), ...]` of the training split's draw steps whose reply copies an anchor.
-    Raises `ValueError` for `loc_bins` < 1 (pixel-digit replies are not copied token by token)."""
+_CLICK = re.compile(r"^click\(x=<loc_(\d+)>, y=<loc_(\d+)>\)$")
+
+def warmup_pairs(trajs: list[dict],           # built trajectories (`trajectories.jsonl` of a training build)
+                 problems,                    # their Problems (list or {id: Problem})
+                 loc_bins: int,               # the grammar's location bins per axis (> 0)
+                 target: tuple[int, int],     # model image (width, height), from `guilab.train.sft.model_image_size`
+                 max_examples: int = 6000,    # SFT examples scanned (draws are about a quarter of them, widget clicks half)
+                 seed: int = 0,               # trajectory order
+                 progress: bool = True,
+                ) -> dict[str, list[tuple[str, str]]]:
+    """`{'copy': [(prompt text, reply), ...], 'click': [...]}` from one pass over the training split: `copy`, the draw
+    steps whose reply copies an anchor; `click`, the widget clicks (toolbar category, tool, input bar), whose reply is
+    a fixed position the subtask decides. Raises `ValueError` for `loc_bins` < 1 (pixel-digit replies)."""
     from guilab.train.sft import iter_step_examples
     if loc_bins < 1: raise ValueError("the copy warm-up needs a location-token grammar (loc_bins >= 1)")
-    out, rng = [], random.Random(0)
+    out, rng = {"copy": [], "click": []}, random.Random(0)
     for ex in iter_step_examples(trajs, problems, target, loc_bins, split="train", include_done=False, limit=max_examples,
                                  seed=seed, progress=progress, anchors=True):
         p = ex["prompt"][0]["content"][1]["text"]; c = ex["completion"][0]["content"][0]["text"]
-        if move_anchors(p, c, loc_bins, rng) is not None: out.append((p, c))
+        if move_anchors(p, c, loc_bins, rng) is not None: out["copy"].append((p, c))
+        elif _CLICK.match(c.strip()) and p.rpartition("\n")[2].startswith(_ANCHOR_HEAD): out["click"].append((p, c))
     return out
+
+def copy_pairs(trajs: list[dict], problems, loc_bins: int, target: tuple[int, int], max_examples: int = 6000,
+               seed: int = 0, progress: bool = True) -> list[tuple[str, str]]:
+    "`warmup_pairs(...)['copy']`: the training split's draw steps whose reply copies an anchor."
+    return warmup_pairs(trajs, problems, loc_bins, target, max_examples, seed, progress)["copy"]
 
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #c0e45d47
 COPY_WARMUP_FILE = "guilab_copy_warmup.json"
@@ -90,50 +99,65 @@ def _encode(proc, prompt: str, completion: str) -> tuple[list[int], list[int]]:
     p = proc.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
     return tok(p, add_special_tokens=False)["input_ids"], tok(completion + tok.eos_token, add_special_tokens=False)["input_ids"]
 
-def copy_batch(proc,                       # the model's processor (its tokenizer and chat template)
-               pairs: list[tuple[str, str]],  # `copy_pairs` output
-               n: int,                     # batch size
-               short: bool,                # short prompts (`short_prompt`) or full ones
-               bins: int,                  # location bins per axis
-               rng: random.Random,         # picks pairs and new positions
-              ):
-    """`(input_ids, attention_mask, labels)` long tensors of shape (n, longest), right-padded; labels are -100 except
-    on the reply and its end-of-text token. Raises `ValueError` when `n` < 1 or `pairs` has no usable pair."""
-    import torch
-    if n < 1 or not pairs: raise ValueError(f"a copy batch needs n >= 1 and at least one pair (n={n}, {len(pairs)} pairs)")
+def _seqs(proc, pairs, n, short, bins, rng, kind):
     seqs, tries = [], 0
     while len(seqs) < n:
         tries += 1
         if tries > 20 * n + 100: raise ValueError("no pair in `pairs` gives a copy example")
-        v = move_anchors(*rng.choice(pairs), bins, rng)
+        v = move_anchors(*rng.choice(pairs), bins, rng) if kind == "copy" else rng.choice(pairs)
         if v is None: continue
         seqs.append(_encode(proc, short_prompt(v[0]) if short else v[0], v[1]))
+    return seqs
+
+def copy_batch(proc,                       # the model's processor (its tokenizer and chat template)
+               pairs: list[tuple[str, str]],  # `warmup_pairs(...)['copy']`
+               n: int,                     # batch size
+               short: bool,                # short prompts (`short_prompt`) or full ones
+               bins: int,                  # location bins per axis
+               rng: random.Random,         # picks pairs and new positions
+               clicks: list[tuple[str, str]] | None = None,  # `warmup_pairs(...)['click']`, mixed in as they are
+               n_clicks: int = 0,          # how many of the `n` rows are click examples (the first rows are copies)
+              ):
+    """`(input_ids, attention_mask, labels)` long tensors of shape (n, longest), right-padded; labels are -100 except
+    on the reply and its end-of-text token. Copy examples get their anchors moved (`move_anchors`); click examples
+    keep their reply (a widget does not move). Raises `ValueError` when `n` < 1, `n_clicks` is outside [0, n], or a
+    needed list has no usable pair."""
+    import torch
+    if n < 1 or not 0 <= n_clicks <= n: raise ValueError(f"a copy batch needs n >= 1 and 0 <= n_clicks <= n (n={n}, n_clicks={n_clicks})")
+    if (n_clicks < n and not pairs) or (n_clicks and not clicks):
+        raise ValueError(f"a copy batch needs at least one pair of each kind it draws ({len(pairs)} copy pairs, {len(clicks or [])} click pairs)")
+    seqs = _seqs(proc, pairs, n - n_clicks, short, bins, rng, "copy") + _seqs(proc, clicks or [], n_clicks, short, bins, rng, "click")
     L = max(len(a) + len(b) for a, b in seqs); pad = proc.tokenizer.pad_token_id
     ids = torch.full((n, L), pad); lab = torch.full((n, L), -100); att = torch.zeros((n, L), dtype=torch.long)
     for i, (a, b) in enumerate(seqs):
         s = a + b; ids[i, :len(s)] = torch.tensor(s); att[i, :len(s)] = 1; lab[i, len(a):len(s)] = torch.tensor(b)
     return ids, att, lab
 
-def loc_copy_accuracy(model, proc, pairs, short: bool, bins: int, n: int = 192, seed: int = 1, batch: int = 32) -> float:
-    """Share of reply location tokens the model predicts right (greedy, teacher forced) on `n` fresh copy examples
+def loc_copy_accuracy(model, proc, pairs, short: bool, bins: int, n: int = 192, seed: int = 1, batch: int = 32,
+                      kind: str = "copy",   # "copy": anchors moved (`move_anchors`); "click": widget clicks as they are
+                     ) -> float:
+    """Share of reply location tokens the model predicts right (greedy, teacher forced) on `n` fresh examples
     drawn from `pairs` with seed `seed` (the same examples on every call), in batches of at most `batch`."""
     import torch
     rng = random.Random(seed); loc = torch.tensor(proc.tokenizer.convert_tokens_to_ids([f"<loc_{i}>" for i in range(bins)]))
     was = model.training; model.eval(); ok = tot = 0
     with torch.no_grad():
         for i in range(0, n, batch):
-            ids, att, lab = copy_batch(proc, pairs, min(batch, n - i), short, bins, rng)
+            k = min(batch, n - i)
+            ids, att, lab = copy_batch(proc, pairs, k, short, bins, rng) if kind == "copy" else copy_batch(proc, [], k, short, bins, rng, pairs, k)
             pred = model(input_ids=ids, attention_mask=att).logits[:, :-1].argmax(-1); tgt = lab[:, 1:]
             m = torch.isin(tgt, loc); ok += int(((pred == tgt) & m).sum()); tot += int(m.sum())
     model.train(was)
     return ok / tot if tot else float("nan")
 
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #875b0303
-COPY_WARMUP_DEFAULTS = {"short_steps": 1500, "full_steps": 600, "until": 0.95, "batch_size": 32, "learning_rate": 1e-3,
-                        "warmup_steps": 100, "eval_every": 100, "held_out": 200, "max_examples": 6000}
+COPY_WARMUP_DEFAULTS = {"short_steps": 1500, "full_steps": 600, "until": 0.95, "click_share": 0.25, "batch_size": 32,
+                        "learning_rate": 1e-3, "warmup_steps": 100, "eval_every": 100, "held_out": 200, "max_examples": 6000}
 """`train.copy_warmup` settings and their defaults: each stage trains until its held-out location-token accuracy
 reaches `until` (checked every `eval_every` steps) or its step cap (`short_steps`, `full_steps`); `until: null` runs
-both caps. Measured 2026-12-02 on the default executor (128 bins): seed 0 passed 0.95 on short prompts by step 300
+both caps. `click_share` of every batch are widget clicks of the training split (when `clicks` are given; 0: copies
+only); `until` looks at the copy accuracy alone (a route-blind model cannot pass 0.95 on clicks: the first click of
+about 30 % of subtasks is the input bar, by the reference's coin). Measured 2026-12-02 on the default executor (128 bins): seed 0 passed 0.95 on short prompts by step 300
 and on full prompts 100 steps later; seed 1 sat at 0.49 from step 200 to 500, then climbed to 0.92 at step 1,200 and
 reached 0.87 on full prompts 200 steps after that (190 s in all)."""
 
@@ -146,13 +170,15 @@ def copy_warmup_settings(cfg,   # params `train.copy_warmup`: a dict (`{}`: the 
     if bad: raise KeyError(f"unknown train.copy_warmup settings {sorted(bad)}; known: {sorted(COPY_WARMUP_DEFAULTS)}")
     for k, lo in (("batch_size", 1), ("eval_every", 1), ("held_out", 1), ("max_examples", 1), ("short_steps", 0), ("full_steps", 0)):
         if int(c[k]) < lo: raise ValueError(f"train.copy_warmup.{k} must be >= {lo}, got {c[k]}")
+    if not 0 <= float(c["click_share"]) < 1: raise ValueError(f"train.copy_warmup.click_share must be in [0, 1), got {c['click_share']}")
     if c["until"] is not None and not 0 < float(c["until"]) <= 1: raise ValueError(f"train.copy_warmup.until must be in (0, 1] or null, got {c['until']}")
     return c
 
 def train_copy_warmup(base,                       # model folder to warm (a tiny executor that reads anchors)
                       out,                        # folder to write (replaced atomically)
-                      pairs: list[tuple[str, str]],  # `copy_pairs` of the training build (the first `held_out` are held out)
+                      pairs: list[tuple[str, str]],  # `warmup_pairs(...)['copy']` of the training build (the first `held_out` are held out)
                       cfg: dict | None,           # params `train.copy_warmup` (see `COPY_WARMUP_DEFAULTS`, `copy_warmup_settings`)
+                      clicks: list[tuple[str, str]] | None = None,  # `warmup_pairs(...)['click']`: mixed in at `click_share` (a fifth held out)
                       seed: int = 0,              # batch order and new positions; torch's seed
                       progress: bool = True,
                      ) -> Path:
@@ -171,6 +197,11 @@ def train_copy_warmup(base,                       # model folder to warm (a tiny
     h = min(int(c["held_out"]), len(pairs) // 5)   # a small build (a smoke run) holds out a fifth of its pairs, recorded below
     if h < 1: raise ValueError(f"{len(pairs)} copy pairs: too few for a copy warm-up (at least 5: a fifth is held out)")
     test, train = pairs[:h], pairs[h:]
+    share = float(c["click_share"]) if clicks else 0.0
+    hc = min(int(c["held_out"]), len(clicks or []) // 5)
+    if share and hc < 1: raise ValueError(f"{len(clicks)} click pairs: too few to mix in (at least 5; or set click_share: 0)")
+    ctest, ctrain = (clicks[:hc], clicks[hc:]) if share else ([], [])
+    nb, nc = int(c["batch_size"]), round(share * int(c["batch_size"]))
     model, proc, bins = load_policy_model(base)
     torch.manual_seed(seed); rng = random.Random(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=float(c["learning_rate"]), weight_decay=0.0)
@@ -183,13 +214,14 @@ def train_copy_warmup(base,                       # model folder to warm (a tiny
     for name, cap in caps.items():
         k, reached = 0, False
         while k < cap:
-            ids, att, lab = copy_batch(proc, train, int(c["batch_size"]), name == "short", bins, rng)
+            ids, att, lab = copy_batch(proc, train, nb, name == "short", bins, rng, ctrain, nc)
             loss = model(input_ids=ids, attention_mask=att, labels=lab).loss
             loss.backward(); torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0); opt.step(); sched.step(); opt.zero_grad()
             k += 1; step += 1; bar.update()
             if k % ev == 0 or k == cap:
                 r = {"step": step, "stage": name, "loss": round(loss.item(), 5),
                      "acc_short": loc_copy_accuracy(model, proc, test, True, bins), "acc_full": loc_copy_accuracy(model, proc, test, False, bins)}
+                if ctest: r["acc_click"] = loc_copy_accuracy(model, proc, ctest, False, bins, kind="click")
                 curve.append(r); bar.set_postfix(acc=f"{r['acc_' + name]:.2f}", stage=name)
                 if until is not None and r["acc_" + name] >= until: reached = True; break
         stages[name] = {"steps": k, "cap": cap, "reached": reached}
@@ -200,6 +232,7 @@ def train_copy_warmup(base,                       # model folder to warm (a tiny
         warnings.warn(f"copy warm-up (seed {seed}): location-token accuracy on held-out full prompts ended at "
                       f"{acc_f if acc_f is None else round(acc_f, 3)}, below train.copy_warmup.until={until} after "
                       f"{stages['short']['steps']} short + {stages['full']['steps']} full steps: SFT starts from a model that does not copy reliably")
-    info = {"settings": c, "seed": seed, "pairs": len(pairs), "held_out": h, "seconds": round(time.time() - t0, 1), "steps": step,
-            "stages": stages, "acc_short": acc_s, "acc_full": acc_f, "passed": passed, "curve": curve}
+    info = {"settings": c, "seed": seed, "pairs": len(pairs), "held_out": h, "clicks": len(ctest) + len(ctrain), "clicks_held_out": hc if share else 0,
+            "seconds": round(time.time() - t0, 1), "steps": step, "stages": stages, "acc_short": acc_s, "acc_full": acc_f,
+            "acc_click": curve[-1].get("acc_click") if curve else None, "passed": passed, "curve": curve}
     return save_checkpoint(model, proc, base, out, info, info_file=COPY_WARMUP_FILE)

@@ -12,12 +12,12 @@ import numpy as np
 from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest
 from .sft import finished, sft_dataset, train_sft, model_image_size, load_policy_model
 from ..agents.grammar import read_grammar, GRAMMAR_FILE
-from .copy_warmup import COPY_WARMUP_FILE, copy_pairs, copy_warmup_settings, train_copy_warmup
+from .copy_warmup import COPY_WARMUP_FILE, warmup_pairs, copy_warmup_settings, train_copy_warmup
 
 # %% auto #0
 __all__ = ['STAGE_ROWS', 'ROW_METRICS', 'model_key', 'base_model', 'training_build', 'warmed_base', 'repeatable', 'seeded_config',
            'train_pipeline', 'stage_label', 'evaluate_stages', 'curves_of', 'problem_scores', 'paired_bootstrap',
-           'same_seed_check']
+           'command_name', 'route_ceiling', 'route_scores', 'same_seed_check']
 
 # %% ../../../nbs/train/05_pipeline.ipynb #e0ba7b19
 def model_key(m: dict | None) -> dict:
@@ -73,8 +73,8 @@ def warmed_base(base: Path,             # the base model folder (`base_model`)
     if (out / COPY_WARMUP_FILE).is_file(): return out
     _, proc, bins = load_policy_model(base)
     W, H = trajs[0].get("size", [1280, 800]) if trajs else (1280, 800)
-    pairs = copy_pairs(trajs, probs, bins, model_image_size(proc, (W, H)), max_examples=int(c["max_examples"]), seed=seed, progress=progress)
-    return train_copy_warmup(base, out, pairs, c, seed=seed, progress=progress)
+    pairs = warmup_pairs(trajs, probs, bins, model_image_size(proc, (W, H)), max_examples=int(c["max_examples"]), seed=seed, progress=progress)
+    return train_copy_warmup(base, out, pairs["copy"], c, clicks=pairs["click"], seed=seed, progress=progress)
 
 # %% ../../../nbs/train/05_pipeline.ipynb #30f7f315
 from contextlib import contextmanager
@@ -178,7 +178,7 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
             train_grpo(sft_dir, runs / f"grpo-{v}-{keys[v]}", kept, g, terms=tuple(variants[v]), key=keys[v], progress=progress)
     for v in todo:
         if v not in out.get("skipped", {}): out["checkpoints"][v] = runs / f"grpo-{v}-{keys[v]}"
-    if warm_info: stats["copy_warmup"] = {k: warm_info.get(k) for k in ("steps", "stages", "seconds", "pairs", "acc_short", "acc_full", "passed")}
+    if warm_info: stats["copy_warmup"] = {k: warm_info.get(k) for k in ("steps", "stages", "seconds", "pairs", "clicks", "acc_short", "acc_full", "acc_click", "passed")}
     stats["seconds_last_call"] = round(time.time() - t0, 1)
     atomic_write(stats_f, json.dumps(stats, indent=2) + "\n")
     out["stats"] = {k: v for k, v in stats.items() if k != "prompts"}
@@ -286,6 +286,58 @@ def paired_bootstrap(a: list[dict],             # evaluation records of one row 
         lo, hi = float(r.confidence_interval.low), float(r.confidence_interval.high)
         out.append({"metric": k, "value": float(point[j]), "low": lo, "high": hi, "excludes_0": bool(lo > 0 or hi < 0)})
     return pd.DataFrame(out)
+
+# %% ../../../nbs/train/05_pipeline.ipynb #938d1805
+def command_name(cmd: str,   # a subtask (GeoGebra command), e.g. "c=Circle(A,B)", "A=(0,0)", "Intersect(a,b)"
+                ) -> str:
+    "The command's name: `Circle`, `Intersect`; a point literal (`A=(0,0)`) is `Point`."
+    import re
+    head = cmd.split("(", 1)[0]
+    rhs = cmd.split("=", 1)[1] if "=" in head else cmd
+    m = re.match(r"\s*([A-Za-z]\w*)\s*\(", rhs)
+    return m.group(1) if m else "Point"
+
+def _route(task: dict) -> str:
+    return "algebra" if str(task.get("route", "")).startswith("algebra") else "tool"
+
+def route_ceiling(test_trajs: list[dict],    # trajectories of the evaluation build (their tasks carry `route`)
+                  train_trajs: list[dict],   # trajectories of the training build (train split used)
+                 ) -> dict:
+    """The step-matching ceiling of an executor that is not told the reference's route: each command's majority
+    route in the training split (`majority`, {command: "tool" | "algebra"}; a command not seen there: "tool"),
+    the test subtasks whose reference took that route (`tasks`, `match`, `task_share` in [0,1]), and the TSR such an
+    otherwise perfect executor gets, ×100 macro over problems as the tables average it (`TSR_ceiling`)."""
+    from collections import Counter, defaultdict
+    cnt = defaultdict(Counter)
+    for t in train_trajs:
+        if t.get("split", "train") != "train": continue
+        for k in t.get("tasks", []): cnt[command_name(k["task"])][_route(k)] += 1
+    maj = {c: v.most_common(1)[0][0] for c, v in sorted(cnt.items())}
+    per, n, ok = [], 0, 0
+    for t in test_trajs:
+        if not t.get("kept", True) or not t.get("tasks"): continue
+        m = [maj.get(command_name(k["task"]), "tool") == _route(k) for k in t["tasks"]]
+        per.append(sum(m) / len(m)); n += len(m); ok += sum(m)
+    return {"majority": maj, "tasks": n, "match": ok, "task_share": ok / n if n else float("nan"),
+            "TSR_ceiling": 100 * float(np.mean(per)) if per else float("nan")}
+
+def route_scores(records: list[dict],   # evaluation records (one per problem, tasks in build order)
+                 trajs: list[dict],     # the evaluation build's trajectories (for each task's `route`)
+                ) -> "pd.DataFrame":
+    """Task-level AA, PA, SSR and TSR ×100 (micro over tasks) by the reference's route (index: `tool`, `algebra`),
+    with `tasks`, the number of tasks. Raises `KeyError` for a record whose problem is not in `trajs` and
+    `ValueError` when a record's tasks do not line up with its trajectory's."""
+    import pandas as pd
+    from guilab.pagebench.metrics import task_metrics
+    by_id = {t["id"]: t for t in trajs}; acc = {}
+    for r in records:
+        ts = by_id[r["id"]]["tasks"]
+        if [k["task"] for k in ts] != [k["task"] for k in r["tasks"]]: raise ValueError(f"{r['id']}: the record's tasks are not the trajectory's")
+        for k, x in zip(ts, r["tasks"]):
+            if not x["gt"]: continue
+            m = task_metrics(x["gt"], x["pred"]); acc.setdefault(_route(k), []).append([m[q] for q in ("AA", "PA", "SSR", "TSR")])
+    rows = {k: {"tasks": len(v), **dict(zip(("AA", "PA", "SSR", "TSR"), (100 * np.array(v, float).mean(0)).round(2)))} for k, v in acc.items()}
+    return pd.DataFrame.from_dict(rows, orient="index").reindex([k for k in ("tool", "algebra") if k in rows])
 
 # %% ../../../nbs/train/05_pipeline.ipynb #a03819da
 def same_seed_check(P: dict,                 # loaded params (`train` section: model, data, sft, threads, deterministic)
