@@ -338,20 +338,36 @@ def atomic_write(path: str | os.PathLike,  # destination file; parent folders ar
 def atomic_dir(path: str | os.PathLike,  # destination folder; its parent is created
               ):
     """Build a folder atomically: yields a new empty temporary folder beside `path`; when the block ends without an
-    error, the folder gets the mode `os.mkdir` would give it (0o777 minus the umask, not mkdtemp's 0o700) and replaces
-    `path` (an existing `path` is renamed to `.NAME.old` first and removed after, so a kill leaves either folder whole,
-    never a half-written one under `path`). On an error the temporary folder is removed and `path` is untouched."""
+    error, the folder gets the mode `os.mkdir` would give it (0o777 minus the umask, not mkdtemp's 0o700; files the
+    block writes keep their own modes) and replaces `path`: an existing `path` is renamed to `.NAME.old` first and
+    removed after, so a kill leaves either folder whole, never a half-written one under `path`. A kill between the
+    two renames leaves the previous folder at `.NAME.old`; the next call puts it back under `path` before it starts.
+    On an error the temporary folder is removed and `path` is untouched (restored when the error came between the
+    renames).
+
+    Raises `NotADirectoryError` before the block runs (no work lost) when `path` is a file or a symlink: replacing
+    either with a folder is not what a caller that asks for a folder means. A stale `.NAME.old` of any kind is removed."""
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    old = path.with_name(f".{path.name}.old")
+    def _drop(p: Path):
+        if p.is_symlink() or p.is_file(): p.unlink()
+        elif p.exists(): shutil.rmtree(p)
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise NotADirectoryError(f"{path} exists and is not a folder (a file or a symlink); move it away first")
+    if not path.exists() and old.is_dir() and not old.is_symlink(): os.replace(old, path)   # a kill between renames
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+    moved = False
     try:
         yield tmp
         os.chmod(tmp, 0o777 & ~current_umask())
-        old = path.with_name(f".{path.name}.old")
-        if old.exists(): shutil.rmtree(old)
-        if path.exists(): os.replace(path, old)
-        os.replace(tmp, path); shutil.rmtree(old, ignore_errors=True)
+        _drop(old)
+        if path.exists(): os.replace(path, old); moved = True
+        os.replace(tmp, path); moved = False
+        _drop(old)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True); raise
+        shutil.rmtree(tmp, ignore_errors=True)
+        if moved and not path.exists(): os.replace(old, path)
+        raise
 
 # %% ../../nbs/00_core.ipynb #8dea17d9
 def _json_default(o):

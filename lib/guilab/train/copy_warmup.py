@@ -11,7 +11,7 @@ from ..core import read_jsonl
 from ..pager.prompts import ANCHORS_LINE
 
 # %% auto #0
-__all__ = ['COPY_WARMUP_FILE', 'COPY_WARMUP_DEFAULTS', 'short_prompt', 'move_anchors', 'warmup_pairs', 'copy_pairs', 'copy_batch',
+__all__ = ['COPY_WARMUP_FILE', 'COPY_WARMUP_DEFAULTS', 'short_prompt', 'move_anchors', 'warmup_pairs', 'copy_batch',
            'loc_copy_accuracy', 'copy_warmup_settings', 'train_copy_warmup']
 
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #ca63831b
@@ -84,11 +84,6 @@ def warmup_pairs(trajs: list[dict],           # built trajectories (`trajectorie
         elif _CLICK.match(c.strip()) and p.rpartition("\n")[2].startswith(_ANCHOR_HEAD): out["click"].append((p, c))
     return out
 
-def copy_pairs(trajs: list[dict], problems, loc_bins: int, target: tuple[int, int], max_examples: int = 6000,
-               seed: int = 0, progress: bool = True) -> list[tuple[str, str]]:
-    "`warmup_pairs(...)['copy']`: the training split's draw steps whose reply copies an anchor."
-    return warmup_pairs(trajs, problems, loc_bins, target, max_examples, seed, progress)["copy"]
-
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #c0e45d47
 COPY_WARMUP_FILE = "guilab_copy_warmup.json"
 "File in a warmed model folder: the warm-up's settings, time, accuracies and curve."
@@ -103,7 +98,7 @@ def _seqs(proc, pairs, n, short, bins, rng, kind):
     seqs, tries = [], 0
     while len(seqs) < n:
         tries += 1
-        if tries > 20 * n + 100: raise ValueError("no pair in `pairs` gives a copy example")
+        if tries > 20 * n + 100: raise ValueError(f"no pair in `pairs` gives a {kind} example")
         v = move_anchors(*rng.choice(pairs), bins, rng) if kind == "copy" else rng.choice(pairs)
         if v is None: continue
         seqs.append(_encode(proc, short_prompt(v[0]) if short else v[0], v[1]))
@@ -144,7 +139,7 @@ def loc_copy_accuracy(model, proc, pairs, short: bool, bins: int, n: int = 192, 
     with torch.no_grad():
         for i in range(0, n, batch):
             k = min(batch, n - i)
-            ids, att, lab = copy_batch(proc, pairs, k, short, bins, rng) if kind == "copy" else copy_batch(proc, [], k, short, bins, rng, pairs, k)
+            ids, att, lab = copy_batch(proc, pairs, k, short, bins, rng) if kind == "copy" else copy_batch(proc, [], k, short, bins, rng, clicks=pairs, n_clicks=k)
             pred = model(input_ids=ids, attention_mask=att).logits[:, :-1].argmax(-1); tgt = lab[:, 1:]
             m = torch.isin(tgt, loc); ok += int(((pred == tgt) & m).sum()); tot += int(m.sum())
     model.train(was)
@@ -163,13 +158,18 @@ reached 0.87 on full prompts 200 steps after that (190 s in all)."""
 
 def copy_warmup_settings(cfg,   # params `train.copy_warmup`: a dict (`{}`: the defaults), True or None (the defaults)
                         ) -> dict:
-    """The settings merged over `COPY_WARMUP_DEFAULTS` and checked. Raises `KeyError` for an unknown setting and
-    `ValueError` for a value out of range (a count < 1, a step cap < 0, `until` outside (0, 1])."""
+    """The settings merged over `COPY_WARMUP_DEFAULTS` and checked. Raises `TypeError` when `cfg` is not a dict, True
+    or None (`0`, `false`, a string: turning the warm-up off is the caller's `null`/`false`, never a silent default),
+    `KeyError` for an unknown setting and `ValueError` for a value out of range (a count < 1, a step cap < 0, no step
+    at all, `until` outside (0, 1])."""
+    if not (cfg is None or cfg is True or isinstance(cfg, dict)):
+        raise TypeError(f"train.copy_warmup must be a mapping of settings, true or null, got {cfg!r} ({type(cfg).__name__})")
     c = {**COPY_WARMUP_DEFAULTS, **(cfg if isinstance(cfg, dict) else {})}
     bad = set(c) - set(COPY_WARMUP_DEFAULTS)
     if bad: raise KeyError(f"unknown train.copy_warmup settings {sorted(bad)}; known: {sorted(COPY_WARMUP_DEFAULTS)}")
     for k, lo in (("batch_size", 1), ("eval_every", 1), ("held_out", 1), ("max_examples", 1), ("short_steps", 0), ("full_steps", 0)):
         if int(c[k]) < lo: raise ValueError(f"train.copy_warmup.{k} must be >= {lo}, got {c[k]}")
+    if int(c["short_steps"]) + int(c["full_steps"]) < 1: raise ValueError("train.copy_warmup: short_steps + full_steps is 0 (no step to train); turn the warm-up off with null instead")
     if not 0 <= float(c["click_share"]) < 1: raise ValueError(f"train.copy_warmup.click_share must be in [0, 1), got {c['click_share']}")
     if c["until"] is not None and not 0 < float(c["until"]) <= 1: raise ValueError(f"train.copy_warmup.until must be in (0, 1] or null, got {c['until']}")
     return c
@@ -201,7 +201,9 @@ def train_copy_warmup(base,                       # model folder to warm (a tiny
     hc = min(int(c["held_out"]), len(clicks or []) // 5)
     if share and hc < 1: raise ValueError(f"{len(clicks)} click pairs: too few to mix in (at least 5; or set click_share: 0)")
     ctest, ctrain = (clicks[:hc], clicks[hc:]) if share else ([], [])
-    nb, nc = int(c["batch_size"]), round(share * int(c["batch_size"]))
+    nb = int(c["batch_size"])
+    if share and nb < 2: raise ValueError(f"train.copy_warmup.batch_size {nb} cannot mix copies and clicks (at least 2; or click_share: 0)")
+    nc = min(nb - 1, max(1, round(share * nb))) if share else 0   # both kinds in every batch, whatever the rounding
     model, proc, bins = load_policy_model(base)
     torch.manual_seed(seed); rng = random.Random(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=float(c["learning_rate"]), weight_decay=0.0)
@@ -232,7 +234,7 @@ def train_copy_warmup(base,                       # model folder to warm (a tiny
         warnings.warn(f"copy warm-up (seed {seed}): location-token accuracy on held-out full prompts ended at "
                       f"{acc_f if acc_f is None else round(acc_f, 3)}, below train.copy_warmup.until={until} after "
                       f"{stages['short']['steps']} short + {stages['full']['steps']} full steps: SFT starts from a model that does not copy reliably")
-    info = {"settings": c, "seed": seed, "pairs": len(pairs), "held_out": h, "clicks": len(ctest) + len(ctrain), "clicks_held_out": hc if share else 0,
+    info = {"settings": c, "seed": seed, "pairs": len(pairs), "held_out": h, "clicks": len(ctest) + len(ctrain), "clicks_held_out": hc if share else 0, "clicks_per_batch": nc,
             "seconds": round(time.time() - t0, 1), "steps": step, "stages": stages, "acc_short": acc_s, "acc_full": acc_f,
             "acc_click": curve[-1].get("acc_click") if curve else None, "passed": passed, "curve": curve}
     return save_checkpoint(model, proc, base, out, info, info_file=COPY_WARMUP_FILE)

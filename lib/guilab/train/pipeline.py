@@ -290,12 +290,15 @@ def paired_bootstrap(a: list[dict],             # evaluation records of one row 
 # %% ../../../nbs/train/05_pipeline.ipynb #938d1805
 def command_name(cmd: str,   # a subtask (GeoGebra command), e.g. "c=Circle(A,B)", "A=(0,0)", "Intersect(a,b)"
                 ) -> str:
-    "The command's name: `Circle`, `Intersect`; a point literal (`A=(0,0)`) is `Point`."
+    """The command's name: `Circle`, `Intersect`; a point literal (`A=(0,0)`) is `Point`, a function definition
+    (`f(x)=x^2`) `Function`, any other typed expression (`a=3`, `v=B-A`) `Expression`."""
     import re
-    head = cmd.split("(", 1)[0]
-    rhs = cmd.split("=", 1)[1] if "=" in head else cmd
+    eq, par = cmd.find("="), cmd.find("(")
+    if eq > 0 and 0 <= par < eq and re.fullmatch(r"\s*[A-Za-z]\w*\(\s*[A-Za-z]\w*\s*\)\s*", cmd[:eq]): return "Function"
+    rhs = cmd[eq + 1:] if eq > 0 and (par < 0 or eq < par) else cmd
     m = re.match(r"\s*([A-Za-z]\w*)\s*\(", rhs)
-    return m.group(1) if m else "Point"
+    if m: return m.group(1)
+    return "Point" if re.match(r"\s*\(", rhs) else "Expression"
 
 def _route(task: dict) -> str:
     return "algebra" if str(task.get("route", "")).startswith("algebra") else "tool"
@@ -303,14 +306,17 @@ def _route(task: dict) -> str:
 def route_ceiling(test_trajs: list[dict],    # trajectories of the evaluation build (their tasks carry `route`)
                   train_trajs: list[dict],   # trajectories of the training build (train split used)
                  ) -> dict:
-    """The step-matching ceiling of an executor that is not told the reference's route: each command's majority
-    route in the training split (`majority`, {command: "tool" | "algebra"}; a command not seen there: "tool"),
-    the test subtasks whose reference took that route (`tasks`, `match`, `task_share` in [0,1]), and the TSR such an
-    otherwise perfect executor gets, ×100 macro over problems as the tables average it (`TSR_ceiling`)."""
+    """The TSR left by route errors alone, for an executor that is not told the reference's route and takes each
+    command's majority route of the training split (the majority-route policy; with the builder's route coin
+    independent of everything the prompt shows, no route-blind policy matches more subtasks in expectation).
+    Returns `majority` ({command: "tool" | "algebra"}; a command not seen there: "tool"), the test subtasks whose
+    reference took that route (`tasks`, `match`, `task_share` in [0,1]), `problems` (kept test trajectories with
+    tasks) and `TSR_ceiling`: the TSR of that policy executed perfectly otherwise, ×100 macro over `problems` as the
+    tables average it. Only kept trajectories count, in both builds."""
     from collections import Counter, defaultdict
     cnt = defaultdict(Counter)
     for t in train_trajs:
-        if t.get("split", "train") != "train": continue
+        if t.get("split", "train") != "train" or not t.get("kept", True): continue
         for k in t.get("tasks", []): cnt[command_name(k["task"])][_route(k)] += 1
     maj = {c: v.most_common(1)[0][0] for c, v in sorted(cnt.items())}
     per, n, ok = [], 0, 0
@@ -318,7 +324,7 @@ def route_ceiling(test_trajs: list[dict],    # trajectories of the evaluation bu
         if not t.get("kept", True) or not t.get("tasks"): continue
         m = [maj.get(command_name(k["task"]), "tool") == _route(k) for k in t["tasks"]]
         per.append(sum(m) / len(m)); n += len(m); ok += sum(m)
-    return {"majority": maj, "tasks": n, "match": ok, "task_share": ok / n if n else float("nan"),
+    return {"majority": maj, "tasks": n, "match": ok, "task_share": ok / n if n else float("nan"), "problems": len(per),
             "TSR_ceiling": 100 * float(np.mean(per)) if per else float("nan")}
 
 def route_scores(records: list[dict],   # evaluation records (one per problem, tasks in build order)

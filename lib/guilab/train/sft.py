@@ -176,7 +176,10 @@ def save_checkpoint(model, processor,
                     info_file: str = "guilab_train.json",   # its name (the copy warm-up writes guilab_copy_warmup.json)
                    ) -> Path:
     """Save model + processor to `out` atomically (`guilab.core.atomic_dir`: a kill leaves the old folder or the new
-    one, whole); the base's tiny marker, grammar and remote processor code travel on. Returns `out`."""
+    one, whole). The base's tiny marker, grammar and processor files are copied over what `save_pretrained` wrote,
+    and every other top-level file of the base that it did not write travels on too (remote code, a tokenizer model
+    a non-tiny base needs), except the earlier stages' records (`guilab_*.json` other than the marker and grammar):
+    the checkpoint's own record is `info_file`. Returns `out`."""
     from guilab.agents.tiny import TINY_MARKER
     from guilab.agents.grammar import GRAMMAR_FILE
     out, base = Path(out), Path(base)
@@ -184,6 +187,9 @@ def save_checkpoint(model, processor,
         model.save_pretrained(tmp); processor.save_pretrained(tmp)
         for f in (TINY_MARKER, GRAMMAR_FILE, "processing_guilab_tiny.py", "processor_config.json"):   # the grammar (loc_bins, anchors) travels on
             if (base / f).is_file(): shutil.copy2(base / f, tmp / f)
+        for p in sorted(base.iterdir()):
+            record = p.name.startswith("guilab_") and p.suffix == ".json" and p.name not in (TINY_MARKER, GRAMMAR_FILE)
+            if p.is_file() and not record and not (tmp / p.name).exists(): shutil.copy2(p, tmp / p.name)
         if info is not None: (tmp / info_file).write_text(json.dumps(info, indent=2, default=str) + "\n")
     return out
 
