@@ -363,7 +363,8 @@ def atomic_dir(path: str | os.PathLike,  # destination folder; its parent is cre
         _drop(old)
         if path.exists(): os.replace(path, old); moved = True
         os.replace(tmp, path); moved = False
-        _drop(old)
+        try: _drop(old)
+        except OSError: pass   # the new folder is in place: a leftover .old (NFS, busy file) is removed by the next call
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         if moved and not path.exists(): os.replace(old, path)

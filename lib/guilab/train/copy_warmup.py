@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #1bdb12e0
 from __future__ import annotations
-import json, random, re, time, warnings
+import json, math, random, re, time, warnings
 from pathlib import Path
 
 from ..core import read_jsonl
@@ -159,16 +159,22 @@ reached 0.87 on full prompts 200 steps after that (190 s in all)."""
 def copy_warmup_settings(cfg,   # params `train.copy_warmup`: a dict (`{}`: the defaults), True or None (the defaults)
                         ) -> dict:
     """The settings merged over `COPY_WARMUP_DEFAULTS` and checked. Raises `TypeError` when `cfg` is not a dict, True
-    or None (`0`, `false`, a string: turning the warm-up off is the caller's `null`/`false`, never a silent default),
-    `KeyError` for an unknown setting and `ValueError` for a value out of range (a count < 1, a step cap < 0, no step
-    at all, `until` outside (0, 1])."""
+    or None (`0`, `false`, a string: turning the warm-up off is the caller's `null`/`false`, never a silent default) and
+    for a setting of the wrong type (counts are integers, `"32"`, `1.9` and `true` are not; shares and rates finite
+    numbers), `KeyError` for an unknown setting and `ValueError` for a value out of range (a count < 1, a step cap < 0,
+    no step at all, a learning rate <= 0, `until` outside (0, 1])."""
     if not (cfg is None or cfg is True or isinstance(cfg, dict)):
         raise TypeError(f"train.copy_warmup must be a mapping of settings, true or null, got {cfg!r} ({type(cfg).__name__})")
     c = {**COPY_WARMUP_DEFAULTS, **(cfg if isinstance(cfg, dict) else {})}
     bad = set(c) - set(COPY_WARMUP_DEFAULTS)
     if bad: raise KeyError(f"unknown train.copy_warmup settings {sorted(bad)}; known: {sorted(COPY_WARMUP_DEFAULTS)}")
-    for k, lo in (("batch_size", 1), ("eval_every", 1), ("held_out", 1), ("max_examples", 1), ("short_steps", 0), ("full_steps", 0)):
-        if int(c[k]) < lo: raise ValueError(f"train.copy_warmup.{k} must be >= {lo}, got {c[k]}")
+    num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    for k, lo in (("batch_size", 1), ("eval_every", 1), ("held_out", 1), ("max_examples", 1), ("short_steps", 0), ("full_steps", 0), ("warmup_steps", 0)):
+        if not (isinstance(c[k], int) and not isinstance(c[k], bool)): raise TypeError(f"train.copy_warmup.{k} must be an integer, got {c[k]!r}")
+        if c[k] < lo: raise ValueError(f"train.copy_warmup.{k} must be >= {lo}, got {c[k]}")
+    for k in ("click_share", "learning_rate") + (("until",) if c["until"] is not None else ()):
+        if not num(c[k]): raise TypeError(f"train.copy_warmup.{k} must be a finite number, got {c[k]!r}")
+    if not c["learning_rate"] > 0: raise ValueError(f"train.copy_warmup.learning_rate must be > 0, got {c['learning_rate']}")
     if int(c["short_steps"]) + int(c["full_steps"]) < 1: raise ValueError("train.copy_warmup: short_steps + full_steps is 0 (no step to train); turn the warm-up off with null instead")
     if not 0 <= float(c["click_share"]) < 1: raise ValueError(f"train.copy_warmup.click_share must be in [0, 1), got {c['click_share']}")
     if c["until"] is not None and not 0 < float(c["until"]) <= 1: raise ValueError(f"train.copy_warmup.until must be in (0, 1] or null, got {c['until']}")

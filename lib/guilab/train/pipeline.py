@@ -67,8 +67,9 @@ def warmed_base(base: Path,             # the base model folder (`base_model`)
     under `runs`, then reused. `base` itself when the warm-up is off or `base` does not read anchors (the warm-up
     teaches the copy from the anchors line; a screenshot-only executor has none, so the setting does not apply to it).
     Raises `copy_warmup_settings`'s errors for bad settings."""
-    if cw is None or cw is False or not read_grammar(base).anchors: return base
-    c = copy_warmup_settings(cw)   # checked before the pairs are rendered
+    if cw is None or cw is False: return base
+    c = copy_warmup_settings(cw)   # checked before the pairs are rendered, and for every base (a typo fails on any executor)
+    if not read_grammar(base).anchors: return base
     out = Path(runs) / f"copywarm-{cache_key('copy_warmup', str(base), c, data_key, seed)}"
     if (out / COPY_WARMUP_FILE).is_file(): return out
     _, proc, bins = load_policy_model(base)
@@ -290,15 +291,20 @@ def paired_bootstrap(a: list[dict],             # evaluation records of one row 
 # %% ../../../nbs/train/05_pipeline.ipynb #938d1805
 def command_name(cmd: str,   # a subtask (GeoGebra command), e.g. "c=Circle(A,B)", "A=(0,0)", "Intersect(a,b)"
                 ) -> str:
-    """The command's name: `Circle`, `Intersect`; a point literal (`A=(0,0)`) is `Point`, a function definition
-    (`f(x)=x^2`) `Function`, any other typed expression (`a=3`, `v=B-A`) `Expression`."""
+    """The command's name: `Circle`, `Intersect` (GeoGebra's `name: definition` form, `l: Line(A,B)`, as `l=Line(A,B)`);
+    a coordinate literal is `Point` (`A=(0,0)`, `(1,2)`) or, under a lowercase name, `Vector` (`u=(1,2)`: GeoGebra's
+    convention); a function definition (`f(x)=x^2`, `f(x,y)=x+y`) is `Function`; any other typed expression (`a=3`,
+    `v=B-A`, `p=(x-1)^2`) is `Expression`. Not told apart: a lowercase call (`a=f(2)`, `circle(A,B)`) is named by what
+    is called, as typed (the builder writes GeoGebra's capitalised command names)."""
     import re
+    cmd = re.sub(r"^\s*([A-Za-z]\w*)\s*:=?", r"\1=", cmd)   # `name: definition` and `name := definition`
     eq, par = cmd.find("="), cmd.find("(")
-    if eq > 0 and 0 <= par < eq and re.fullmatch(r"\s*[A-Za-z]\w*\(\s*[A-Za-z]\w*\s*\)\s*", cmd[:eq]): return "Function"
-    rhs = cmd[eq + 1:] if eq > 0 and (par < 0 or eq < par) else cmd
+    if eq > 0 and 0 <= par < eq and re.fullmatch(r"\s*[A-Za-z]\w*\(\s*[A-Za-z]\w*(\s*,\s*[A-Za-z]\w*)*\s*\)\s*", cmd[:eq]): return "Function"
+    lhs, rhs = (cmd[:eq], cmd[eq + 1:]) if eq > 0 and (par < 0 or eq < par) else ("", cmd)
     m = re.match(r"\s*([A-Za-z]\w*)\s*\(", rhs)
     if m: return m.group(1)
-    return "Point" if re.match(r"\s*\(", rhs) else "Expression"
+    if re.fullmatch(r"\s*\([^()]*\)\s*", rhs): return "Vector" if lhs.strip()[:1].islower() else "Point"
+    return "Expression"
 
 def _route(task: dict) -> str:
     return "algebra" if str(task.get("route", "")).startswith("algebra") else "tool"
@@ -309,7 +315,7 @@ def route_ceiling(test_trajs: list[dict],    # trajectories of the evaluation bu
     """The TSR left by route errors alone, for an executor that is not told the reference's route and takes each
     command's majority route of the training split (the majority-route policy; with the builder's route coin
     independent of everything the prompt shows, no route-blind policy matches more subtasks in expectation).
-    Returns `majority` ({command: "tool" | "algebra"}; a command not seen there: "tool"), the test subtasks whose
+    Returns `majority` ({command: "tool" | "algebra"}; a tie or a command not seen there: "tool"), the test subtasks whose
     reference took that route (`tasks`, `match`, `task_share` in [0,1]), `problems` (kept test trajectories with
     tasks) and `TSR_ceiling`: the TSR of that policy executed perfectly otherwise, ×100 macro over `problems` as the
     tables average it. Only kept trajectories count, in both builds."""
@@ -318,7 +324,7 @@ def route_ceiling(test_trajs: list[dict],    # trajectories of the evaluation bu
     for t in train_trajs:
         if t.get("split", "train") != "train" or not t.get("kept", True): continue
         for k in t.get("tasks", []): cnt[command_name(k["task"])][_route(k)] += 1
-    maj = {c: v.most_common(1)[0][0] for c, v in sorted(cnt.items())}
+    maj = {c: "algebra" if v["algebra"] > v["tool"] else "tool" for c, v in sorted(cnt.items())}   # a tie: tool, as an unseen command
     per, n, ok = [], 0, 0
     for t in test_trajs:
         if not t.get("kept", True) or not t.get("tasks"): continue

@@ -169,6 +169,9 @@ def load_policy_model(path,             # a tiny model folder or any local trans
     model = AutoModelForImageTextToText.from_pretrained(p, local_files_only=True, **kw).to(device)
     return model, proc, 0
 
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".gguf", ".h5", ".msgpack", ".onnx")
+_TRAINER_FILES = ("trainer_state.json", "training_args.bin", "optimizer.pt", "scheduler.pt", "rng_state.pth")
+
 def save_checkpoint(model, processor,
                     base,                # the folder the model was loaded from (tiny marker and remote code are copied)
                     out,                 # checkpoint folder (replaced atomically)
@@ -178,8 +181,11 @@ def save_checkpoint(model, processor,
     """Save model + processor to `out` atomically (`guilab.core.atomic_dir`: a kill leaves the old folder or the new
     one, whole). The base's tiny marker, grammar and processor files are copied over what `save_pretrained` wrote,
     and every other top-level file of the base that it did not write travels on too (remote code, a tokenizer model
-    a non-tiny base needs), except the earlier stages' records (`guilab_*.json` other than the marker and grammar):
-    the checkpoint's own record is `info_file`. Returns `out`."""
+    a non-tiny base needs), except the base's weights (`*.safetensors`, `*.bin`, shards and their `*.index.json`,
+    other weight formats), adapter files (`adapter_*`) and trainer state: the checkpoint's weights are the ones
+    `save_pretrained` wrote, and a base's shard index beside them would make a loader that reads the index (vLLM)
+    serve the untrained base. The earlier stages' records (`guilab_*.json` other than the marker and grammar) stay
+    behind too: the checkpoint's own record is `info_file`. Returns `out`."""
     from guilab.agents.tiny import TINY_MARKER
     from guilab.agents.grammar import GRAMMAR_FILE
     out, base = Path(out), Path(base)
@@ -188,8 +194,10 @@ def save_checkpoint(model, processor,
         for f in (TINY_MARKER, GRAMMAR_FILE, "processing_guilab_tiny.py", "processor_config.json"):   # the grammar (loc_bins, anchors) travels on
             if (base / f).is_file(): shutil.copy2(base / f, tmp / f)
         for p in sorted(base.iterdir()):
-            record = p.name.startswith("guilab_") and p.suffix == ".json" and p.name not in (TINY_MARKER, GRAMMAR_FILE)
-            if p.is_file() and not record and not (tmp / p.name).exists(): shutil.copy2(p, tmp / p.name)
+            n = p.name
+            record = n.startswith("guilab_") and p.suffix == ".json" and n not in (TINY_MARKER, GRAMMAR_FILE)
+            stale = n.endswith(_WEIGHT_SUFFIXES) or n.endswith(".index.json") or n.startswith("adapter_") or n in _TRAINER_FILES
+            if p.is_file() and not record and not stale and not (tmp / n).exists(): shutil.copy2(p, tmp / n)
         if info is not None: (tmp / info_file).write_text(json.dumps(info, indent=2, default=str) + "\n")
     return out
 
