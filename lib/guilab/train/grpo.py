@@ -228,8 +228,17 @@ def train_grpo(sft_dir,                 # the SFT checkpoint: the start and the 
     ds = Dataset.from_list([{k: r[k] for k in ("prompt", "images", "gt", "size", "state", "task")} for r in rows])
     ckpt = last_checkpoint(work) if resume else None
     cb = CurvesCallback(curves, spent=trim_curves(curves, ckpt))
-    tr = GRPOTrainer(model=model, reward_funcs=fns, args=args, train_dataset=ds, processing_class=proc, callbacks=[cb])
-    tr.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
+    # trl pads the prompts it generates from on the left but re-encodes them for the forward pass (mm_token_type_ids,
+    # the image-token map Qwen3-VL's rope index reads) with the tokenizer's own padding side: with prompts of several
+    # lengths in one step (per_device_train_batch_size > num_generations) a right-padding tokenizer misaligns the two
+    # ("shape mismatch" in get_rope_index). Left while training, the attribute restored after (trl's own left-padded
+    # generation calls still leave the fast tokenizer's padding direction Left in the checkpoint's tokenizer.json, as
+    # they always have; the policies set the side they need themselves).
+    side = proc.tokenizer.padding_side; proc.tokenizer.padding_side = "left"
+    try:
+        tr = GRPOTrainer(model=model, reward_funcs=fns, args=args, train_dataset=ds, processing_class=proc, callbacks=[cb])
+        tr.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
+    finally: proc.tokenizer.padding_side = side
     info = {"stage": "grpo", "key": key, "base": str(sft_dir), "config": cfg, "terms": list(terms), "weights": weights,
             "prompts": len(rows), "skipped_long": skipped, "loc_bins": loc_bins, "steps": tr.state.global_step,
             "seconds": round(time.time() - cb.t0, 1), "curves": curves.name}
