@@ -19,9 +19,9 @@ from .messages import ROLES, check_messages, data_uri_to_image, image_to_data_ur
 _log = logging.getLogger(__name__)
 
 # %% auto #0
-__all__ = ['CHAT_STRIP_TOKENS', 'PolicyError', 'EndpointError', 'render_tool_calls', 'OpenAIChatPolicy', 'processor_size_image',
-           'PreparedConversation', 'TransformersPolicy', 'BatchingPolicy', 'serve_transformers', 'make_policy',
-           'policy_info']
+__all__ = ['CHAT_STRIP_TOKENS', 'PolicyError', 'EndpointError', 'render_tool_calls', 'OpenAIChatPolicy', 'left_padding',
+           'processor_size_image', 'PreparedConversation', 'TransformersPolicy', 'BatchingPolicy', 'serve_transformers',
+           'make_policy', 'policy_info']
 
 # %% ../../../nbs/agents/04_policies.ipynb #96ca5e24
 class PolicyError(RuntimeError):
@@ -125,6 +125,14 @@ class OpenAIChatPolicy(Policy):
 CHAT_STRIP_TOKENS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|vision_start|>", "<|vision_end|>",
                      "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>")
 "Chat special tokens removed from a decoded reply (location tokens and tool-call tags are kept)."
+
+@contextlib.contextmanager
+def left_padding(processor):   # a transformers processor (its `.tokenizer`) or a tokenizer
+    """The tokenizer pads on the left inside the block (batched `generate`, and trl's GRPO, which re-encodes prompts
+    it generated from left-padded ones); its own side is restored after, also on an error."""
+    tok = getattr(processor, "tokenizer", processor); side = tok.padding_side; tok.padding_side = "left"
+    try: yield tok
+    finally: tok.padding_side = side
 
 def processor_size_image(img: Image.Image,  # an RGB image (a screenshot)
                          image_processor,     # the processor's image processor
@@ -247,12 +255,10 @@ class TransformersPolicy(Policy):
 
     def _act_batch(self, convs, texts, imgs):
         import torch
-        tok = self.processor.tokenizer; side = tok.padding_side; tok.padding_side = "left"
-        try:
+        with left_padding(self.processor) as tok:
             kw = {"images": imgs} if any(imgs) else {}
             if kw and not all(imgs): raise PolicyError("act_batch needs every conversation to have images, or none")
             enc = self.processor(text=texts, return_tensors="pt", padding=True, **kw).to(self.device)
-        finally: tok.padding_side = side
         with torch.inference_mode():
             out = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False,
                                       temperature=None, top_p=None, top_k=None)

@@ -15,6 +15,7 @@ from ..pagebench.build import gt_step
 from ..pagebench.compile import subtask_anchors
 from ..pagebench.metrics import param_ok, param_distance, param_tolerance
 from ..agents.grammar import parse_action, format_action
+from ..agents.policies import left_padding
 from .sft import (example, to_model_image, model_image_size, load_policy_model, save_checkpoint,
                               CurvesCallback, finished, last_checkpoint, trim_curves, trl_config, drop_cut_images,
                               stage_dirs, finish_stage)
@@ -234,11 +235,9 @@ def train_grpo(sft_dir,                 # the SFT checkpoint: the start and the 
     # ("shape mismatch" in get_rope_index). Left while training, the attribute restored after (trl's own left-padded
     # generation calls still leave the fast tokenizer's padding direction Left in the checkpoint's tokenizer.json, as
     # they always have; the policies set the side they need themselves).
-    side = proc.tokenizer.padding_side; proc.tokenizer.padding_side = "left"
-    try:
+    with left_padding(proc):
         tr = GRPOTrainer(model=model, reward_funcs=fns, args=args, train_dataset=ds, processing_class=proc, callbacks=[cb])
         tr.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
-    finally: proc.tokenizer.padding_side = side
     info = {"stage": "grpo", "key": key, "base": str(sft_dir), "config": cfg, "terms": list(terms), "weights": weights,
             "prompts": len(rows), "skipped_long": skipped, "loc_bins": loc_bins, "steps": tr.state.global_step,
             "seconds": round(time.time() - cb.t0, 1), "curves": curves.name}

@@ -12,6 +12,7 @@ from PIL import Image
 
 from ..core import derive_seed, rng, read_jsonl, atomic_write
 from ..agents.grammar import format_action, parse_action
+from ..agents.policies import left_padding
 
 # %% auto #0
 __all__ = ['PROBE_PROMPT', 'dot_image', 'sample_dots', 'answer', 'dot_examples', 'score', 'centre_replies', 'predict',
@@ -108,14 +109,15 @@ def predict(model,                    # a Qwen-VL model (e.g. from `load_policy_
            ) -> list[str]:
     "Greedy replies, one per example, with special tokens kept except `<|im_end|>` / `<|endoftext|>`."
     import torch
-    tok = processor.tokenizer; side = tok.padding_side; tok.padding_side = "left"
+    tok = processor.tokenizer
     was = model.training; model.eval(); out = []
     strip = [t for t in ("<|im_end|>", "<|endoftext|>", tok.eos_token, tok.pad_token) if t]
     try:
         for i in range(0, len(examples), batch_size):
             b = examples[i:i + batch_size]
             texts = [processor.apply_chat_template(e["prompt"], add_generation_prompt=True, tokenize=False) for e in b]
-            enc = processor(text=texts, images=[e["images"][0] for e in b], return_tensors="pt", padding=True).to(model.device)
+            with left_padding(processor):
+                enc = processor(text=texts, images=[e["images"][0] for e in b], return_tensors="pt", padding=True).to(model.device)
             with torch.inference_mode():
                 g = model.generate(**enc, max_new_tokens=max_new_tokens, do_sample=False, temperature=None, top_p=None,
                                    top_k=None, pad_token_id=tok.pad_token_id)
@@ -124,7 +126,7 @@ def predict(model,                    # a Qwen-VL model (e.g. from `load_policy_
                 for s in strip: t = t.replace(s, "")
                 out.append(t.strip())
     finally:
-        tok.padding_side = side; model.train(was)
+        model.train(was)
     return out
 
 # %% ../../../nbs/train/02_probe.ipynb #9665df48
