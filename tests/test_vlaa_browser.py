@@ -82,3 +82,21 @@ def test_oracle_noop_lint_and_resume(env, tmp_path, monkeypatch):
     for f in tmp_path.rglob("*"):
         if f.is_file() and f.suffix in (".json", ".jsonl", ".txt", ".log"):
             assert "sk-guilab-secret-4242" not in f.read_text(errors="replace"), f
+
+
+def test_search_docs_survive_a_palette_that_closes_after_opening(env, monkeypatch):
+    """The kind of failure seen in vlaa_ablation (2026-12-03, idle machine): the command palette opened, then closed
+    (a notebook the task opened took the focus) before the search agent read it; the fill of the closed input waited
+    30 s and a TimeoutError ended the whole evaluation. Here the first open is closed at once on purpose."""
+    from guilab.vlaa.search import jupyterlab_docs
+    env.reset()
+    opened = env.open_palette; calls = []
+    def flaky_open():
+        inp = opened(); calls.append(1)
+        if len(calls) == 1: env.page.keyboard.press("Escape"); env.page.wait_for_timeout(300)   # closed right after opening
+        return inp
+    monkeypatch.setattr(env, "open_palette", flaky_open)
+    docs = jupyterlab_docs(env)
+    assert len(calls) >= 2, "the palette was not reopened"
+    assert any(d["command"] == "apputils:change-theme" for d in docs), [d["command"] for d in docs][:20]
+    assert not env._run(lambda: env.page.locator(".jp-ModalCommandPalette .lm-CommandPalette-input").is_visible())   # closed afterwards

@@ -33,13 +33,21 @@ MENU_NAMES = {"jp-mainmenu-file": "File", "jp-mainmenu-edit": "Edit", "jp-mainme
 
 def jupyterlab_docs(env) -> list[dict]:
     """Knowledge-base documents read from a running BrowserEnv: one per command-palette item (with its menu paths
-    from the settings schemas). Each doc: `{'source': 'jupyterlab', 'title', 'command', 'shortcut', 'menu', 'text'}`."""
+    from the settings schemas). Each doc: `{'source': 'jupyterlab', 'title', 'command', 'shortcut', 'menu', 'text'}`.
+    The palette is reopened when it closes before it was read; `RuntimeError` after 4 tries."""
     def read():
         pg = env.page
-        inp = env.open_palette()
-        inp.fill(""); env._settle()   # the full list is rendered once the page is quiet
-        items = pg.evaluate(PALETTE_JS); pg.keyboard.press("Escape"); env._settle()
-        return items
+        inp = pg.locator(".jp-ModalCommandPalette .lm-CommandPalette-input")
+        # The palette can close again right after it opened (e.g. a notebook the task just opened takes the focus; a fill
+        # of the closed input then waited 30 s and failed the whole evaluation): read it only while it is open.
+        # open_palette leaves the filter empty, so once the page is quiet the full list is rendered.
+        for attempt in range(4):
+            env.open_palette(); env._settle()
+            items = pg.evaluate(PALETTE_JS)
+            if items and inp.is_visible():
+                pg.keyboard.press("Escape"); env._settle(); return items
+            if inp.is_visible(): pg.keyboard.press("Escape"); env._settle()
+        raise RuntimeError("jupyterlab_docs: the command palette closed before its items could be read, 4 times")
     items = env._run(read)
     menus: dict[str, list[str]] = {}
     for p in (_server_call(env.url, env.token, "/lab/api/settings") or {}).get("settings", []):
