@@ -369,3 +369,42 @@ def test_prop_tangent_circles_typed_rounded_touch(x, y, r1, r2, ang, inner):
     px, py = c.coords("C")
     assert abs(math.hypot(px - x, py - y) - r1) < 1e-7 and abs(math.hypot(px - bx, py - by) - r2) < 1e-7
     assert c.is_defined("E") and c.coords("E") == c.coords("F")          # the line typed rounded touches too
+
+
+# ---------------------------------------------------------------- issue 35: tangency typed as printed (six digits)
+def test_touching_circles_printed_with_six_digits():
+    """project-arcana/typed-geometry#15: two circles that just touch, typed as a program prints them (six
+    significant digits), used to come back undefined (NaN in both slots). They touch at the midpoint of the centres."""
+    c = Construction.from_commands(["A=(-9.6446,-5.86344)", "B=(2.27695,1.38389)", "c=Circle(A,6.9758)",
+                                    "d=Circle(B,6.9758)", "P=Intersect(c,d,1)", "Q=Intersect(c,d,2)",
+                                    "l: 0.854493x + 0.519462y = -4.31128", "{E,F}=Intersect(l,c)"])
+    assert close(c.coords("P"), (-3.683825, -2.239775)) and c.coords("Q") == c.coords("P")
+    assert c.coords("E") == c.coords("F") and close(c.coords("E"), (-3.683825, -2.239775), 1e-5)   # the tangent line
+
+
+def _g6(v): return float(f"{v:.6g}")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.floats(min_value=0.01, max_value=1e4), st.floats(min_value=0.05, max_value=1), st.floats(min_value=-0.5, max_value=0.5),
+       st.floats(min_value=-0.5, max_value=0.5), st.floats(min_value=0, max_value=2 * math.pi), st.booleans())
+def test_prop_tangent_pairs_printed_with_six_digits_touch(s, k, fx, fy, ang, inner):
+    """The kind: tangent circles (outer or inner) and a tangent line, every number typed with six significant digits,
+    coordinates within the figure's size s: both slots hold one touching point, within 1e-5·s of both objects."""
+    r1, r2 = s, s * k
+    assume(not inner or r1 - r2 > 0.01 * s)
+    d = r1 - r2 if inner else r1 + r2
+    x, y = fx * s, fy * s
+    bx, by = x + d * math.cos(ang), y + d * math.sin(ang)
+    nx, ny = math.cos(ang), math.sin(ang)
+    cmds = [f"A=({_g6(x)!r},{_g6(y)!r})", f"B=({_g6(bx)!r},{_g6(by)!r})", f"c=Circle(A,{_g6(r1)!r})",
+            f"e=Circle(B,{_g6(r2)!r})", "{C,D}=Intersect(c,e)",
+            f"l: {_g6(nx)!r}x + {_g6(ny)!r}y = {_g6(nx * x + ny * y + r1)!r}", "{E,F}=Intersect(l,c)"]
+    c = Construction.from_commands(cmds)
+    (ax, ay), (qx, qy) = c.coords("A"), c.coords("B")
+    assert c.is_defined("C") and c.coords("C") == c.coords("D"), cmds
+    px, py = c.coords("C")
+    assert abs(math.hypot(px - ax, py - ay) - _g6(r1)) <= 1e-5 * s and abs(math.hypot(px - qx, py - qy) - _g6(r2)) <= 1e-5 * s
+    assert c.is_defined("E") and c.coords("E") == c.coords("F"), cmds
+    ex, ey = c.coords("E")
+    assert abs(math.hypot(ex - ax, ey - ay) - _g6(r1)) <= 1e-5 * s

@@ -533,7 +533,7 @@ def parse_command(cmd: str) -> ParsedCommand:
 # %% ../../../nbs/geo/00_kernel.ipynb #d5a5f024
 _PEPS = 1e-9     # parameter tolerance on segments, rays and arcs (relative)
 _DEPS = 1e-10    # discriminant tolerance, relative to r^2
-_TEPS = 1e-8     # touching tolerance, relative to the figure's size (GeoGebra's STANDARD_PRECISION)
+_TEPS = 1e-5     # touching tolerance, relative to the figure's size (GeoGebra's MIN_PRECISION)
 _PI2 = 2 * math.pi
 
 def _line(px, py, dx, dy):
@@ -564,8 +564,9 @@ def _on_arc(data, x, y):
     return rel <= sweep + _PEPS * 360 or rel >= 360 - _PEPS * 360
 
 def _touch_eps(size, *coords):
-    """Touching tolerance: _TEPS (1e-8, GeoGebra's STANDARD_PRECISION) times the figure's **size** (radii, centre
-    distance: translation invariant), plus 8 ulps of the largest coordinate (the rounding of positions far out)."""
+    """Touching tolerance in world units: _TEPS (1e-5, GeoGebra's `Kernel.MIN_PRECISION`) times the figure's
+    **size** (radii, centre distance: translation invariant), plus 8 ulps of the largest coordinate (the rounding
+    of positions far out). 1e-5 covers values typed with six significant digits (see above)."""
     return _TEPS * size + 8 * math.ulp(max([1.0] + [abs(c) for c in coords]))
 
 def _ix_ll(o1, o2):
@@ -611,7 +612,7 @@ def _ix_cc(o1, o2):
     """Circle/arc x circle/arc: point 1 left of the centre line O1->O2, point 2 right (None where missing).
     Touching (both slots = the touching point) when |d − (r1 + r2)| or |d − |r1 − r2|| <= `_touch_eps`(max(d, r1, r2)),
     d the centre distance: relative to the figure's size, not its position, because users type rounded coordinates (A = (0, 0),
-    r = 1, B = (2.00000001, 0), r = 1 touch at (1.000000005, 0)); 1e-8 is GeoGebra's STANDARD_PRECISION."""
+    r = 1, B = (2.00000001, 0), r = 1 touch at (1.000000005, 0)); 1e-5 is GeoGebra's MIN_PRECISION."""
     x1, y1, r1 = _round_of(o1); x2, y2, r2 = _round_of(o2)
     vx, vy = x2 - x1, y2 - y1
     d = math.hypot(vx, vy)
