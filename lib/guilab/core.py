@@ -20,10 +20,10 @@ __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTI
            'PageEvalRecord', 'GroundingSample', 'StabilityTrajectory', 'TaskSubgraph', 'json_schemas',
            'write_json_schemas', 'current_umask', 'atomic_write', 'atomic_dir', 'dumps', 'write_jsonl', 'JsonlError',
            'read_jsonl', 'JsonlWriter', 'parse_shard', 'shard_tag', 'take_shard', 'interleave_shards', 'find_shards',
-           'derive_seed', 'rng', 'seed_everything', 'code_digest', 'cache_key', 'file_digest', 'ParamsError',
-           'deep_merge', 'set_dotted', 'closest', 'check_override_key', 'parse_override', 'load_params', 'sha256_file',
-           'package_versions', 'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest', 'project_root',
-           'command_group', 'cli_number', 'free_port']
+           'derive_seed', 'rng', 'seed_everything', 'bootstrap_interval', 'code_digest', 'cache_key', 'file_digest',
+           'ParamsError', 'deep_merge', 'set_dotted', 'closest', 'check_override_key', 'parse_override', 'load_params',
+           'sha256_file', 'package_versions', 'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest',
+           'project_root', 'command_group', 'cli_number', 'free_port']
 
 # %% ../../nbs/00_core.ipynb #e2f9fb50
 class RecordError(ValueError):
@@ -521,6 +521,35 @@ def seed_everything(seed: int) -> int:
     if "torch" in sys.modules:
         import torch; torch.manual_seed(seed)
     return seed
+
+# %% ../../nbs/00_core.ipynb #2d52ce33
+def bootstrap_interval(n: int,                      # resampling units (problems, tasks); `statistic` sees their indices
+                       statistic,                   # statistic(idx) -> value; idx: int array (..., n), vectorised over leading axes
+                       n_resamples: int = 2000,     # bootstrap resamples
+                       level: float = 0.95,         # confidence level
+                       seed: int = 0,               # resampling seed (a numpy Generator is made from it)
+                       method: str = "percentile",  # scipy.stats.bootstrap's method ("percentile", "basic", "BCa")
+                       vectorized: bool = True,     # False: statistic takes one 1-d idx at a time (slower)
+                      ) -> dict:
+    """Point value and bootstrap interval of `statistic` over `n` resampled units (`scipy.stats.bootstrap`):
+    `{"value", "lo", "hi", "status"}` in the statistic's own units. status `ok`; `degenerate` when the resamples
+    cannot vary (fewer than 2 units, or every resample gives the value within 1e-12 of its size): lo = hi = value;
+    `empty` when the value is NaN (no data): lo = hi = NaN. Raises what `statistic` raises."""
+    import warnings
+    from scipy import stats
+    idx = np.arange(int(n))
+    value = float(statistic(idx)) if n > 0 else math.nan
+    if math.isnan(value): return {"value": value, "lo": math.nan, "hi": math.nan, "status": "empty"}
+    if n < 2: return {"value": value, "lo": value, "hi": value, "status": "degenerate"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)   # judged below, the same way for every method
+        r = stats.bootstrap((idx,), lambda i, axis=-1: statistic(np.asarray(i, int)), vectorized=vectorized,
+                            n_resamples=int(n_resamples), confidence_level=level, method=method,
+                            rng=np.random.default_rng(seed))
+    dist = np.asarray(r.bootstrap_distribution, float); dist = dist[np.isfinite(dist)]
+    if dist.size == 0 or np.ptp(dist) <= 1e-12 * max(1.0, abs(value)):
+        return {"value": value, "lo": value, "hi": value, "status": "degenerate"}
+    return {"value": value, "lo": float(r.confidence_interval.low), "hi": float(r.confidence_interval.high), "status": "ok"}
 
 # %% ../../nbs/00_core.ipynb #d95445d6
 def _package_files() -> list[Path]:

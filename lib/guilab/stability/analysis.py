@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..core import bootstrap_interval
 from .metrics import METRICS, diagnose, trajectory_metrics
 
 # %% auto #0
@@ -119,21 +120,16 @@ def cluster_bootstrap(values: Sequence[float],    # one value per trajectory (Na
                       seed: int = 0,
                       level: float = 0.95,
                      ) -> dict:
-    """Pooled mean with a cluster-bootstrap percentile interval: `{"mean","lo","hi","n","n_clusters","status"}`,
-    status `ok`, `degenerate` (no spread, or one cluster: lo/hi NaN) or `empty` (no value)."""
+    """Pooled mean with a cluster-bootstrap percentile interval (`guilab.core.bootstrap_interval` over the
+    clusters): `{"mean","lo","hi","n","n_clusters","status"}` in the values' units; status `ok`, `degenerate` (no
+    spread, or one cluster: lo = hi = mean) or `empty` (no value: NaN)."""
     v = np.asarray(values, float); c = np.asarray(list(clusters), dtype=object)
     keep = ~np.isnan(v); v, c = v[keep], c[keep]
     if len(v) == 0: return {"mean": math.nan, "lo": math.nan, "hi": math.nan, "n": 0, "n_clusters": 0, "status": "empty"}
     keys, inv = np.unique(c.astype(str), return_inverse=True)
     sums = np.bincount(inv, weights=v); cnts = np.bincount(inv).astype(float)
-    mean = float(v.mean())
-    base = {"mean": mean, "n": int(len(v)), "n_clusters": int(len(keys))}
-    if np.ptp(v) == 0 or len(keys) < 2: return {**base, "lo": math.nan, "hi": math.nan, "status": "degenerate"}
-    g = np.random.default_rng(seed)
-    idx = g.integers(0, len(keys), size=(n_boot, len(keys)))
-    boot = sums[idx].sum(1) / cnts[idx].sum(1)
-    a = (1 - level) / 2
-    return {**base, "lo": float(np.quantile(boot, a)), "hi": float(np.quantile(boot, 1 - a)), "status": "ok"}
+    r = bootstrap_interval(len(keys), lambda i: sums[i].sum(-1) / cnts[i].sum(-1), n_resamples=n_boot, level=level, seed=seed)
+    return {"mean": float(v.mean()), "n": int(len(v)), "n_clusters": int(len(keys)), "lo": r["lo"], "hi": r["hi"], "status": r["status"]}
 
 # %% ../../../nbs/stability/01_analysis.ipynb #ca867cfa
 STRATIFIED = ("DR", "loop_rate", "LBR", "RSR", "ARL", "RA", "CR")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest
+from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest, bootstrap_interval
 from .sft import finished, sft_dataset, train_sft, model_image_size, load_policy_model
 from ..agents.grammar import read_grammar, GRAMMAR_FILE
 from .copy_warmup import COPY_WARMUP_FILE, warmup_pairs, copy_warmup_settings, train_copy_warmup
@@ -257,12 +257,11 @@ def paired_bootstrap(a: list[dict],             # evaluation records of one row 
                      confidence: float = 0.95,
                      seed: int = 0,             # resampling seed
                     ) -> "pd.DataFrame":
-    """For each of `ROW_METRICS`: the row's value (`a`, or `a − b`) and its percentile bootstrap interval over
-    problems (`low`, `high`; NaN with fewer than 2 problems, where no interval exists), plus `excludes_0` (the
-    interval lies strictly on one side of 0). Raises `ValueError`
-    when `a` and `b` do not cover the same problems."""
+    """For each of `ROW_METRICS` (×100 scale): the row's value (`a`, or `a − b`), its percentile bootstrap interval
+    over problems (`low`, `high`), `status` (`ok`; `degenerate`: the resamples cannot vary, low = high = value;
+    `empty`: no value, NaN) and `excludes_0` (status `ok` and the interval strictly on one side of 0), all from
+    `guilab.core.bootstrap_interval`. Raises `ValueError` when `a` and `b` do not cover the same problems."""
     import pandas as pd
-    from scipy import stats
     A = problem_scores(a)
     if b is not None:
         B = problem_scores(b)
@@ -274,18 +273,11 @@ def paired_bootstrap(a: list[dict],             # evaluation records of one row 
         idx = np.asarray(idx, int)
         v = _row_stat(XA[idx])
         return v - _row_stat(XB[idx]) if XB is not None else v
-    point = stat(np.arange(len(XA)))
     out = []
-    for j, k in enumerate(ROW_METRICS):
-        if np.isnan(point[j]) or len(XA) < 2: out.append({"metric": k, "value": float(point[j]), "low": np.nan, "high": np.nan, "excludes_0": False}); continue
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")   # a constant metric (e.g. TSR 0 everywhere) has a degenerate, zero-width interval
-            r = stats.bootstrap((np.arange(len(XA)),), lambda i, axis=-1: stat(i)[..., j], vectorized=True, paired=False,
-                                n_resamples=int(n_resamples), confidence_level=confidence, method="percentile",
-                                random_state=np.random.default_rng(seed))
-        lo, hi = float(r.confidence_interval.low), float(r.confidence_interval.high)
-        out.append({"metric": k, "value": float(point[j]), "low": lo, "high": hi, "excludes_0": bool(lo > 0 or hi < 0)})
+    for j, k in enumerate(ROW_METRICS):   # one seed for every metric: they all see the same resamples
+        r = bootstrap_interval(len(XA), lambda i: stat(i)[..., j], n_resamples=n_resamples, level=confidence, seed=seed)
+        out.append({"metric": k, "value": r["value"], "low": r["lo"], "high": r["hi"], "status": r["status"],
+                    "excludes_0": bool(r["status"] == "ok" and (r["lo"] > 0 or r["hi"] < 0))})
     return pd.DataFrame(out)
 
 # %% ../../../nbs/train/05_pipeline.ipynb #938d1805
