@@ -5,17 +5,18 @@
 # %% ../../nbs/browser/00_browser.ipynb #7ccdb863
 from __future__ import annotations
 import asyncio, concurrent.futures, contextlib, json, os, secrets, shutil, signal, socket, subprocess, sys, tempfile, time
-import urllib.error, urllib.request
+import urllib.error, urllib.parse, urllib.request
 from pathlib import Path
 from typing import Callable, Iterator
 
 # %% auto #0
-__all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DISABLED_EXTENSIONS', 'DEMO_NOTEBOOK', 'BROWSER_ACTION_TYPES',
-           'PROFILE_SETTINGS', 'FETCH_COUNTER_JS', 'STILL_JS', 'BUSY_SELECTOR', 'SETTLE_JS', 'DESCRIBE_JS',
-           'BrowserUnavailable', 'chromium_available', 'launch_chromium', 'browser_page', 'run_outside_loop',
-           'write_demo_root', 'write_lab_profile', 'jupyter_lab_command', 'start_jupyterlab', 'playwright_key',
-           'AnyText', 'BrowserActionSpace', 'check_browser_action', 'guard_text', 'guard_request', 'put_setting',
-           'reset_server_state', 'notebook_json', 'apply_config', 'BrowserEnv']
+__all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DISABLED_EXTENSIONS', 'DEMO_NOTEBOOK', 'CONTENTS_RESERVED',
+           'BROWSER_ACTION_TYPES', 'PROFILE_SETTINGS', 'FETCH_COUNTER_JS', 'STILL_JS', 'BUSY_SELECTOR', 'SETTLE_JS',
+           'DESCRIBE_JS', 'BrowserUnavailable', 'chromium_available', 'launch_chromium', 'browser_page',
+           'run_outside_loop', 'write_demo_root', 'write_lab_profile', 'jupyter_lab_command', 'contents_url',
+           'server_call', 'start_jupyterlab', 'playwright_key', 'AnyText', 'BrowserActionSpace', 'check_browser_action',
+           'guard_text', 'guard_request', 'put_setting', 'snapshot_files', 'reset_server_state', 'notebook_json',
+           'apply_config', 'BrowserEnv']
 
 # %% ../../nbs/browser/00_browser.ipynb #e7861ec8
 CHROMIUM = "/usr/bin/chromium"
@@ -141,14 +142,46 @@ def jupyter_lab_command() -> list[str]:
     except ImportError as e: raise BrowserUnavailable("jupyterlab is not installed: pip install 'guilab[dev]'") from e
     return [sys.executable, "-m", "jupyterlab"]
 
-def _api(url: str, path: str, token: str, method: str = "GET", timeout: float = 5.0):
-    req = urllib.request.Request(url.rstrip("/") + path, method=method, headers={"Authorization": f"token {token}"})
-    with urllib.request.urlopen(req, timeout=timeout) as r: return json.loads(r.read() or b"null")
-
 def _descendants(pid: int) -> list:
     import psutil
     try: return psutil.Process(pid).children(recursive=True)
     except psutil.NoSuchProcess: return []
+
+# %% ../../nbs/browser/00_browser.ipynb #fe799e41
+CONTENTS_RESERVED = ("checkpoints", "trust")   # path names jupyter_server routes away from the contents handler
+
+def contents_url(path: str = "",   # a file or folder relative to the server root ("" or "/": the root)
+                 query: str = "",  # the query without "?", e.g. "content=1"
+                ) -> str:
+    """The URL path (below the server base) of `path` in Jupyter's contents API, right for every name: `/` inside
+    the path sent as `%2F`, a path that is a reserved name (`CONTENTS_RESERVED`) with its first letter escaped."""
+    rel = str(path).strip("/")
+    enc = urllib.parse.quote(rel, safe="")
+    if rel in CONTENTS_RESERVED: enc = f"%{ord(rel[0]):02X}" + enc[1:]
+    return "/api/contents/" + enc + (f"?{query}" if query else "")
+
+def server_call(url: str,                # the server base, e.g. "http://127.0.0.1:8888/"
+                token: str,              # the server's token
+                path: str,               # below the base: "/api/kernels", contents_url("a.txt"), "/lab/api/settings"
+                method: str = "GET",
+                body=None,               # a JSON-able request body, or None
+                timeout: float = 10.0,   # seconds to wait for the answer
+                missing_ok: bool = False,  # True: a 404 answers None instead of raising
+               ):
+    """One JSON request to a Jupyter server with token auth: the decoded JSON answer, or None for an empty answer
+    (or a 404 when `missing_ok`). Raises `urllib.error.HTTPError` for other HTTP errors, `urllib.error.URLError` /
+    `OSError` / `TimeoutError` when the server does not answer within `timeout` seconds."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url.rstrip("/") + path, data=data, method=method,
+                                 headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            raw = r.read(); return json.loads(raw) if raw else None
+    except urllib.error.HTTPError as e:
+        if missing_ok and e.code == 404: return None
+        raise
+
+_server_call = server_call   # the name the modules used before issue 35
 
 # %% ../../nbs/browser/00_browser.ipynb #407f7663
 @contextlib.contextmanager
@@ -188,7 +221,7 @@ def start_jupyterlab(root_dir: str | os.PathLike | None = None,  # server root; 
         while True:
             if proc.poll() is not None: raise RuntimeError(f"JupyterLab exited with code {proc.returncode}:\n{tail()}")
             try:
-                _api(url, "/api/status", token, timeout=2); break
+                server_call(url, token, "/api/status", timeout=2); break
             except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
                 if time.monotonic() - t0 > timeout:
                     raise RuntimeError(f"JupyterLab did not answer /api/status within {timeout:.0f}s:\n{tail()}") from None
@@ -197,7 +230,7 @@ def start_jupyterlab(root_dir: str | os.PathLike | None = None,  # server root; 
     finally:
         for c in _descendants(proc.pid): family[c.pid] = c
         if proc.poll() is None:
-            with contextlib.suppress(Exception): _api(url, "/api/shutdown", token, method="POST", timeout=5)
+            with contextlib.suppress(Exception): server_call(url, token, "/api/shutdown", "POST", timeout=5)
             with contextlib.suppress(subprocess.TimeoutExpired): proc.wait(10)
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError): os.killpg(proc.pid, signal.SIGTERM)
@@ -345,33 +378,54 @@ PROFILE_SETTINGS = {"@jupyterlab/apputils-extension:notification": NOTIFICATION_
                     "@jupyterlab/filebrowser-extension:browser": {"showLastModifiedColumn": False},
                     "@jupyterlab/terminal-extension:plugin": {"cursorBlink": False}}
 
-def _server_call(url: str, token: str, path: str, method: str = "GET", body=None, timeout: float = 10.0):
-    "One JSON request to the Jupyter server (token auth); returns the decoded JSON or None; raises urllib errors."
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url.rstrip("/") + path, data=data, method=method,
-                                 headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=timeout) as r:
-        raw = r.read(); return json.loads(raw) if raw else None
-
 def put_setting(url: str, token: str, plugin: str, values: dict) -> None:
     "Write a plugin's user settings (JSON5 `raw` text) through `/lab/api/settings/<plugin>`."
-    _server_call(url, token, f"/lab/api/settings/{plugin}", "PUT", {"raw": json.dumps(values, indent=2)})
+    server_call(url, token, f"/lab/api/settings/{plugin}", "PUT", {"raw": json.dumps(values, indent=2)})
 
-def reset_server_state(url: str, token: str) -> None:
-    "Shut down every session, kernel and terminal; reset user settings to `PROFILE_SETTINGS`; delete saved workspaces."
-    for s in _server_call(url, token, "/api/sessions") or []:
-        with contextlib.suppress(Exception): _server_call(url, token, f"/api/sessions/{s['id']}", "DELETE")
-    for k in _server_call(url, token, "/api/kernels") or []:
-        with contextlib.suppress(Exception): _server_call(url, token, f"/api/kernels/{k['id']}", "DELETE")
-    for t in _server_call(url, token, "/api/terminals") or []:
-        with contextlib.suppress(Exception): _server_call(url, token, f"/api/terminals/{t['name']}", "DELETE")
-    for p in (_server_call(url, token, "/lab/api/settings") or {}).get("settings", []):
-        want = PROFILE_SETTINGS.get(p["id"])
-        raw = (p.get("raw") or "").strip()
-        if want is not None: put_setting(url, token, p["id"], want)
-        elif raw and re.sub(r"\s|//[^\n]*", "", raw) not in ("", "{}"): _server_call(url, token, f"/lab/api/settings/{p['id']}", "PUT", {"raw": "{}"})
-    for w in (_server_call(url, token, "/lab/api/workspaces") or {}).get("workspaces", {}).get("ids", []):
-        with contextlib.suppress(Exception): _server_call(url, token, f"/lab/api/workspaces/{w}", "DELETE")
+def snapshot_files(root: str | os.PathLike) -> dict:
+    "Every file and folder below `root`: `{relative posix path: bytes (a file) or None (a folder)}` (for `reset_server_state`)."
+    root = Path(root)
+    return {p.relative_to(root).as_posix(): (None if p.is_dir() else p.read_bytes()) for p in sorted(root.rglob("*"))}
+
+def _restore_files(root: Path, baseline: dict) -> None:
+    "Make the folder `root` hold exactly `baseline` (as `snapshot_files` gives it): extra entries removed, the rest rewritten where they differ."
+    root = Path(root)
+    for p in sorted(root.rglob("*"), key=lambda p: len(p.parts), reverse=True):   # deepest first
+        want = baseline.get(p.relative_to(root).as_posix(), "gone")
+        if want == "gone" or (want is None) != (p.is_dir() and not p.is_symlink()):
+            shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
+    for rel, data in sorted(baseline.items()):
+        p = root / rel
+        if data is None: p.mkdir(parents=True, exist_ok=True)
+        elif not p.is_file() or p.read_bytes() != data: p.parent.mkdir(parents=True, exist_ok=True); p.write_bytes(data)
+
+def reset_server_state(url: str, token: str,
+                       root: str | os.PathLike | None = None,  # the server's root folder; None: files untouched
+                       baseline: dict | None = None,           # what `root` must hold (`snapshot_files`); None: nothing
+                       settings: dict | None = PROFILE_SETTINGS,  # plugin id -> the user settings to restore; others emptied; None: untouched
+                       workspaces: bool = True,                # delete the saved workspace layouts
+                      ) -> None:
+    """Bring a reused Jupyter server back to a clean start: shut down every session, kernel and terminal (one that
+    ends meanwhile, answering 404 or 500, is gone either way); give each plugin the user settings `settings` names
+    and empty the others; delete saved workspaces; make `root` hold exactly `baseline` (on disk). Raises
+    `urllib.error.HTTPError` / `URLError` when the server refuses or does not answer."""
+    def gone(path):
+        try: server_call(url, token, path, "DELETE")
+        except urllib.error.HTTPError as e:
+            if e.code not in (404, 500): raise
+    for s in server_call(url, token, "/api/sessions") or []: gone(f"/api/sessions/{s['id']}")
+    for k in server_call(url, token, "/api/kernels") or []: gone(f"/api/kernels/{k['id']}")
+    for t in server_call(url, token, "/api/terminals") or []: gone(f"/api/terminals/{t['name']}")
+    if settings is not None:
+        for p in (server_call(url, token, "/lab/api/settings") or {}).get("settings", []):
+            want, raw = settings.get(p["id"]), (p.get("raw") or "").strip()
+            if want is not None: put_setting(url, token, p["id"], want)
+            elif raw and re.sub(r"\s|//[^\n]*", "", raw) not in ("", "{}"):
+                server_call(url, token, f"/lab/api/settings/{p['id']}", "PUT", {"raw": "{}"})
+    if workspaces:
+        for w in (server_call(url, token, "/lab/api/workspaces") or {}).get("workspaces", {}).get("ids", []):
+            gone(f"/lab/api/workspaces/{w}")
+    if root is not None: _restore_files(Path(root), baseline or {})
 
 def notebook_json(cells: list[dict], kernel: str = "python3") -> dict:
     """An nbformat 4.5 notebook from short cell dicts `{"cell_type": "code"|"markdown"|"raw", "source": str,
@@ -572,9 +626,7 @@ class BrowserEnv(gym.Env):
     def _do_reset(self, task):
         if self._stack is None: self._start()
         self.page.goto("about:blank")
-        reset_server_state(self.url, self.token)
-        for c in list(self.root.iterdir()):
-            shutil.rmtree(c) if c.is_dir() and not c.is_symlink() else c.unlink()
+        reset_server_state(self.url, self.token, root=self.root, baseline={})   # an empty workspace
         later = apply_config(self.root, (task or {}).get("config", []), self.url, self.token)
         self._goto_lab()
         if later: self._observe_stable()
@@ -730,13 +782,10 @@ class BrowserEnv(gym.Env):
             return not any(loc.nth(i).is_visible() for i in range(min(loc.count(), 20)))
         if "file" in cond or "gone" in cond:
             path = cond.get("file", cond.get("gone"))
-            try: _server_call(self.url, self.token, "/api/contents/" + urllib.request.quote(path) + "?content=0"); there = True
-            except urllib.error.HTTPError as e:
-                if e.code != 404: raise
-                there = False
+            there = server_call(self.url, self.token, contents_url(path, "content=0"), missing_ok=True) is not None
             return there if "file" in cond else not there
         if "listed" in cond:
-            try: model = _server_call(self.url, self.token, "/api/contents/" + urllib.request.quote(cond.get("in", "")) + "?content=1")
+            try: model = server_call(self.url, self.token, contents_url(cond.get("in", ""), "content=1"))
             except urllib.error.HTTPError: return False
             return any(re.search(cond["listed"], c["name"]) for c in (model or {}).get("content") or [])
         raise ValueError(f"unknown wait condition {cond!r} (keys: all, role[/name/regex/enabled], selector[/text/focused/attached], absent, file, gone, listed[/in])")

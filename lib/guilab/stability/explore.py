@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/stability/03_explore.ipynb #67f26582
 from __future__ import annotations
-import contextlib, json, re, shutil, time, urllib.error, urllib.parse, urllib.request
+import contextlib, json, re, time
 from collections import deque
 from pathlib import Path
 
@@ -115,11 +115,11 @@ class JupyterLabApp:
 
     def __enter__(self):
         from playwright.sync_api import sync_playwright
-        from guilab.browser import launch_chromium, start_jupyterlab, write_demo_root
+        from guilab.browser import launch_chromium, snapshot_files, start_jupyterlab, write_demo_root
         import tempfile
         self.root = Path(self._stack.enter_context(tempfile.TemporaryDirectory(prefix="guilab-utg-"))) / "root"
         write_demo_root(self.root)
-        self.baseline = {str(p.relative_to(self.root)): (p.read_bytes() if p.is_file() else None) for p in sorted(self.root.rglob("*"))}
+        self.baseline = snapshot_files(self.root)
         self.url, self.token, self.proc = self._stack.enter_context(start_jupyterlab(root_dir=self.root))
         self.pw = self._stack.enter_context(sync_playwright())
         self.browser = launch_chromium(self.pw); self._stack.callback(self.browser.close)
@@ -154,31 +154,17 @@ class JupyterLabApp:
 
     # -- REST reset ------------------------------------------------------------------------------------------
     def _api(self, path: str, method: str = "GET", body: dict | None = None):
-        req = urllib.request.Request(self.url.rstrip("/") + urllib.parse.quote(path, safe="/?=&"), method=method, data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            data = r.read(); return json.loads(data) if data else None
+        "One request to the app's server (`guilab.browser.server_call`)."
+        from guilab.browser import server_call
+        return server_call(self.url, self.token, path, method, body)
 
     def rest_reset(self) -> None:
-        "Shut down every session, kernel and terminal and restore the demo files, through the server's REST API."
-        def gone(path):   # a session / kernel / terminal that ends while we delete it answers 404 or 500: it is gone either way
-            try: self._api(path, "DELETE")
-            except urllib.error.HTTPError as e:
-                if e.code not in (404, 500): raise
-        for s in self._api("/api/sessions") or []: gone(f"/api/sessions/{s['id']}")
-        for k in self._api("/api/kernels") or []: gone(f"/api/kernels/{k['id']}")
-        for t in self._api("/api/terminals") or []: gone(f"/api/terminals/{t['name']}")
-        def walk(path=""):
-            for it in (self._api(f"/api/contents/{path}?content=1") or {}).get("content") or []:
-                if it["path"] not in self.baseline:
-                    gone(f"/api/contents/{it['path']}")
-                elif it["type"] == "directory": walk(it["path"])
-        walk()
-        for rel, data in self.baseline.items():
-            p = self.root / rel
-            if data is None: p.mkdir(parents=True, exist_ok=True)
-            elif not p.is_file() or p.read_bytes() != data:
-                self._api(f"/api/contents/{rel}", "PUT", {"type": "file", "format": "text", "content": data.decode()})
+        """The server's one reset (`guilab.browser.reset_server_state`): every session, kernel and terminal shut down,
+        the user settings the server started with (the capture profile's notification settings), the demo files
+        restored; the saved workspaces are kept (the states were recorded with `default` listed)."""
+        from guilab.browser import NOTIFICATION_SETTINGS, reset_server_state
+        reset_server_state(self.url, self.token, root=self.root, baseline=self.baseline, workspaces=False,
+                           settings={"@jupyterlab/apputils-extension:notification": NOTIFICATION_SETTINGS})
 
     def reset(self) -> dict:
         """REST reset, then load `lab?reset` (empty workspace) and wait for the launcher; returns the observation.

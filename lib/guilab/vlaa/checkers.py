@@ -4,9 +4,9 @@
 
 # %% ../../../nbs/vlaa/00_checkers.ipynb #a008ac49
 from __future__ import annotations
-import json, re, time, urllib.error
+import json, re, time
 from pathlib import Path
-from ..browser import _server_call
+from ..browser import contents_url, server_call
 
 # %% auto #0
 __all__ = ['GETTERS', 'METRICS', 'get_file', 'get_notebook', 'get_listing', 'get_setting', 'get_layout', 'get_terminals',
@@ -16,11 +16,7 @@ __all__ = ['GETTERS', 'METRICS', 'get_file', 'get_notebook', 'get_listing', 'get
            'layout_mode', 'left_collapsed', 'open_documents', 'any_nb_source', 'any_file_text', 'evaluate', 'lint_task']
 
 # %% ../../../nbs/vlaa/00_checkers.ipynb #1e7c24e9
-def _api(env, path):
-    try: return _server_call(env.url, env.token, path)
-    except urllib.error.HTTPError as e:
-        if e.code == 404: return None
-        raise
+def _api(env, path): return server_call(env.url, env.token, path, missing_ok=True)   # 404: None
 
 def get_file(env, spec) -> str | None:
     "Text of the workspace file `spec['path']` (read from disk), or None when it does not exist."
@@ -35,8 +31,7 @@ def get_notebook(env, spec) -> dict | None:
 
 def get_listing(env, spec) -> list[str] | None:
     "Names in the folder `spec['path']` through `/api/contents` (folders end with '/'), or None when it does not exist."
-    from urllib.parse import quote
-    d = _api(env, "/api/contents/" + quote(spec.get("path", "").strip("/")) + "?content=1")
+    d = _api(env, contents_url(spec.get("path", ""), "content=1"))
     if d is None or d.get("type") != "directory": return None
     return sorted(c["name"] + ("/" if c["type"] == "directory" else "") for c in d["content"])
 
