@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/vlaa/00_checkers.ipynb #a008ac49
 from __future__ import annotations
-import json, re, time
+import contextlib, json, re, tempfile, threading
 from pathlib import Path
 from ..browser import contents_url, server_call
 
@@ -13,7 +13,8 @@ __all__ = ['GETTERS', 'METRICS', 'get_file', 'get_notebook', 'get_listing', 'get
            'get_sessions', 'text_equals', 'text_endswith', 'names_include', 'names_exclude', 'names_match',
            'count_at_least', 'nb_all_executed', 'nb_no_outputs', 'nb_output_contains', 'nb_sources', 'nb_last_source',
            'nb_first_source', 'nb_cell_types', 'nb_kernel', 'nb_executed_pattern', 'setting_equals', 'setting_present',
-           'layout_mode', 'left_collapsed', 'open_documents', 'any_nb_source', 'any_file_text', 'evaluate', 'lint_task']
+           'layout_mode', 'left_collapsed', 'open_documents', 'any_nb_source', 'any_file_text', 'evaluate', 'lint_task',
+           'missing_evidence_env']
 
 # %% ../../../nbs/vlaa/00_checkers.ipynb #1e7c24e9
 def _api(env, path): return server_call(env.url, env.token, path, missing_ok=True)   # 404: None
@@ -54,13 +55,14 @@ def get_setting(env, spec):
         v = dflt if not rest else (_dig(dflt, rest) if isinstance(dflt, dict) else _MISSING)
     return None if v is _MISSING else v
 
-def get_layout(env, spec=None) -> dict:
+def get_layout(env, spec=None) -> dict | None:
     """The saved workspace layout of the page (`/lab/api/workspaces`): `{"mode", "left_collapsed", "documents"}` —
-    documents are the paths of the editors/notebooks/viewers open in the main area."""
+    documents are the paths of the editors/notebooks/viewers open in the main area; None when no layout is saved
+    (no evidence of what is open, not "nothing is open")."""
     ws = _api(env, "/lab/api/workspaces") or {}
     values = ws.get("workspaces", {}).get("values", [])
-    data = (values[0] if values else {}).get("data", {})
-    lay = data.get("layout-restorer:data", {})
+    lay = ((values[0] if values else {}).get("data") or {}).get("layout-restorer:data")
+    if not isinstance(lay, dict): return None
     docs = []
     def walk(a):
         if isinstance(a, dict):
@@ -73,8 +75,8 @@ def get_layout(env, spec=None) -> dict:
     return {"mode": lay.get("main", {}).get("mode", "multiple-document"),
             "left_collapsed": bool(lay.get("left", {}).get("collapsed", False)), "documents": sorted(set(docs))}
 
-def get_terminals(env, spec=None) -> list: return _api(env, "/api/terminals") or []
-def get_sessions(env, spec=None) -> list: return _api(env, "/api/sessions") or []
+def get_terminals(env, spec=None) -> list | None: return _api(env, "/api/terminals")   # None: no terminal service
+def get_sessions(env, spec=None) -> list | None: return _api(env, "/api/sessions")
 
 GETTERS = {"file": get_file, "notebook": get_notebook, "listing": get_listing, "setting": get_setting,
            "layout": get_layout, "terminals": get_terminals, "sessions": get_sessions}
@@ -110,11 +112,12 @@ def nb_executed_pattern(r, e):
     cs = _cells(r, "code")
     return (len(cs) == len(e["executed"]) and all(bool(c.get("execution_count")) == x for c, x in zip(cs, e["executed"]))
             and any(e["text"] in _out_text(c) for c in cs))
-def setting_equals(r, e): return r == e["value"]
+def setting_equals(r, e): return r is not None and r == e["value"]
 def setting_present(r, e=None): return r is not None
-def layout_mode(r, e): return r["mode"] == e["mode"]
-def left_collapsed(r, e): return r["left_collapsed"] == e["collapsed"]
+def layout_mode(r, e): return r is not None and r["mode"] == e["mode"]
+def left_collapsed(r, e): return r is not None and r["left_collapsed"] == e["collapsed"]
 def open_documents(r, e):
+    if r is None: return False
     docs, want = set(r["documents"]), set(e["paths"])
     return want <= docs if e.get("subset") else docs == want
 
@@ -134,18 +137,16 @@ _NEEDS_ENV = {"any_nb_source", "any_file_text"}
 def evaluate(task: dict,          # a task record
              env,                 # the BrowserEnv the episode ran in (url, token, root)
              ended_by: str | None,  # "done", "fail" or None (budget ran out, agent stopped)
-             run_postconfig: bool = True,  # False: skip the postconfig sleeps (the lint, repeated checks)
+             run_postconfig: bool = True,  # False: skip the postconfig waits (the lint, repeated checks)
             ) -> dict:
     "Score the real final state: `{'success': bool, 'parts': [bool, ...], 'error': str | None}`."
     ev = task["evaluator"]
     funcs = ev["func"] if isinstance(ev["func"], list) else [ev["func"]]
     if funcs == ["infeasible"]: return {"success": ended_by == "fail", "parts": [ended_by == "fail"], "error": None}
     if ended_by == "fail": return {"success": False, "parts": [], "error": None}
-    if run_postconfig:
-        for st in ev.get("postconfig") or []:
-            if st.get("type") == "sleep": time.sleep(float(st.get("parameters", {}).get("seconds", 1)))
-        if ev.get("postconfig") and hasattr(env, "settle"):   # and the page idle longer than its 500 ms save debounce
-            env.settle(quiet_s=1.0, cap_s=10.0)
+    if run_postconfig and ev.get("postconfig") and hasattr(env, "settle"):   # quiet longer than the 500 ms save debounce
+        quiet = max([1.0] + [float(st.get("parameters", {}).get("seconds", 1)) for st in ev["postconfig"] if st.get("type") == "sleep"])
+        env.settle(quiet_s=quiet, cap_s=10.0 + quiet)
     results = ev["result"] if isinstance(ev["func"], list) else [ev["result"]]
     expected = ev["expected"] if isinstance(ev["func"], list) else [ev["expected"]]
     parts = []
@@ -158,10 +159,42 @@ def evaluate(task: dict,          # a task record
     ok = all(parts) if ev.get("conj", "and") == "and" else any(parts)
     return {"success": ok, "parts": parts, "error": None}
 
-def lint_task(task: dict, env) -> dict:
-    """The initial-state lint of one task: reset `env` to the task and run its checker as if the episode had ended
-    with `done` now. `ok` is True when the checker says *unsolved* (a task already solved at the start is a bug:
-    a do-nothing agent would score on it)."""
+def lint_task(task: dict, env,
+              missing=None,   # a `missing_evidence_env()`; None: one is started for this task
+             ) -> dict:
+    """The lint of one task's checker, as if the episode had ended with `done` now, twice: on `env` reset to the
+    task (a task already solved at the start is a bug: a do-nothing agent would score on it), and on an environment
+    whose evidence is missing (`missing_evidence_env`: a checker that says success there passes on absent
+    evidence). `ok` is True when it says *unsolved* both times, without an error at the start (an error where the
+    evidence is missing is fine: never success). Row: `{"id", "ok", "checker_at_start", "error",
+    "checker_on_missing", "error_on_missing"}`."""
     env.reset(options={"task": task})
     r = evaluate(task, env, "done", run_postconfig=False)
-    return {"id": task["id"], "ok": not r["success"] and r["error"] is None, "checker_at_start": r["success"], "error": r["error"]}
+    with (contextlib.nullcontext(missing) if missing is not None else missing_evidence_env()) as m:
+        rm = evaluate(task, m, "done", run_postconfig=False)
+    return {"id": task["id"], "ok": not r["success"] and r["error"] is None and not rm["success"],
+            "checker_at_start": r["success"], "error": r["error"], "checker_on_missing": rm["success"], "error_on_missing": rm["error"]}
+
+# %% ../../../nbs/vlaa/00_checkers.ipynb #3293e502
+_MISSING_ANSWERS = {"/lab/api/workspaces": {"workspaces": {"ids": [], "values": []}}}   # no saved workspace
+
+@contextlib.contextmanager
+def missing_evidence_env():
+    """An environment whose evidence is missing, for `lint_task`: yields an object with `url`, `token` and `root`
+    (an empty folder) whose server answers `_MISSING_ANSWERS` and 404 to everything else. Stopped on exit."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    class H(BaseHTTPRequestHandler):
+        def _answer(self):
+            path = self.path.split("?")[0].rstrip("/") or "/"
+            code, body = (200, _MISSING_ANSWERS[path]) if path in _MISSING_ANSWERS else (404, {"message": "missing"})
+            raw = json.dumps(body).encode()
+            self.send_response(code); self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw))); self.end_headers(); self.wfile.write(raw)
+        do_GET = do_PUT = do_POST = do_DELETE = do_PATCH = _answer
+        def log_message(self, *a): pass
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    th = threading.Thread(target=srv.serve_forever, daemon=True); th.start()
+    with tempfile.TemporaryDirectory(prefix="guilab-missing-") as root:
+        try:
+            yield type("MissingEvidence", (), {"url": f"http://127.0.0.1:{srv.server_address[1]}/", "token": "missing", "root": root})()
+        finally: srv.shutdown(); srv.server_close(); th.join(5)

@@ -21,8 +21,11 @@ def _lint(a):
     from guilab.vlaa.tasks import load_tasks
     rows = lint(load_tasks(a.tasks, ids=a.ids.split(",") if a.ids else None, limit=a.limit))
     bad = [r for r in rows if not r["ok"]]
-    for r in bad: print(f"LINT FAIL {r['id']}: checker true at the start" if r["checker_at_start"] else f"LINT ERROR {r['id']}: {r['error']}")
-    print(f"{len(rows) - len(bad)}/{len(rows)} tasks pass the initial-state lint")
+    for r in bad:
+        print(f"LINT FAIL {r['id']}: checker true at the start" if r["checker_at_start"] else
+              f"LINT FAIL {r['id']}: checker true with its evidence missing" if r.get("checker_on_missing") else
+              f"LINT ERROR {r['id']}: {r['error']}")
+    print(f"{len(rows) - len(bad)}/{len(rows)} tasks pass the lint (at the start, and with the evidence missing)")
     if bad: raise SystemExit(1)
 
 def add_cli(sub) -> None:

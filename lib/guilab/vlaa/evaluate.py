@@ -135,13 +135,16 @@ def run_eval(tasks: list[dict] | str = "jupyterlab",  # task records or a suite 
     return s
 
 def lint(tasks: list[dict] | str = "jupyterlab", env=None, progress: bool = True) -> list[dict]:
-    "The initial-state lint over a suite (`guilab.vlaa.checkers.lint_task`): one row per task, `ok` False for a task already solved at the start."
+    """The lint over a suite (`guilab.vlaa.checkers.lint_task`): one row per task, `ok` False for a task already
+    solved at the start or whose checker says success when its evidence is missing (one `missing_evidence_env`)."""
     from guilab.browser import BrowserEnv
-    from guilab.vlaa.checkers import lint_task
+    from guilab.vlaa.checkers import lint_task, missing_evidence_env
     from tqdm.auto import tqdm
     tasks = load_tasks(tasks) if isinstance(tasks, str) else list(tasks)
     own = env is None
     env = env or BrowserEnv()
-    try: return [lint_task(t, env) for t in tqdm(tasks, desc="vlaa lint", disable=not progress)]
+    try:
+        with missing_evidence_env() as missing:
+            return [lint_task(t, env, missing) for t in tqdm(tasks, desc="vlaa lint", disable=not progress)]
     finally:
         if own: env.close()
