@@ -25,6 +25,9 @@ def test_explore_then_online_oracle_with_video(tmp_path):
         G = load_utg(tmp_path / "utg" / "utg.json")
         assert r["states"] >= 3 and r["actions"] >= 3 and not any(n.startswith("boundary:") for n in states(G))
         start = G.graph["start"]
+        from importlib.resources import files
+        shipped = load_utg(files("guilab") / "data" / "stability" / "jupyterlab_utg.json")
+        assert start == shipped.graph["start"], "the live start state is not the shipped UTG's (collector or reset changed)"
         file_menu = [v for u, v, d in G.out_edges(start, data=True) if "click|menubar|menuitem|File|0" in json.loads(d["actions"])]
         assert file_menu, "the File menu was the first thing explored"
         goal = file_menu[0]

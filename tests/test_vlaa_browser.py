@@ -100,3 +100,24 @@ def test_search_docs_survive_a_palette_that_closes_after_opening(env, monkeypatc
     assert len(calls) >= 2, "the palette was not reopened"
     assert any(d["command"] == "apputils:change-theme" for d in docs), [d["command"] for d in docs][:20]
     assert not env._run(lambda: env.page.locator(".jp-ModalCommandPalette .lm-CommandPalette-input").is_visible())   # closed afterwards
+
+
+HIDDEN_PARENT = """<div id="jp-main-dock-panel" style="width:600px;height:300px">
+  <div style="visibility:hidden"><p>hidden text</p>
+    <div style="visibility:visible"><button onclick="document.title = 'saved'">Save</button></div></div></div>"""
+
+
+def test_a11y_and_utg_see_a_button_under_a_hidden_parent(env):
+    """microsoft/playwright#36296: a button in a `visibility:visible` div inside a `visibility:hidden` div is shown
+    and clickable, but Playwright's aria_snapshot() left it out ('' for such a page), so BrowserEnv's a11y lost it
+    while the UTG explorer's collector kept it. One collector now serves both views, and both hold it."""
+    from guilab.browser import collect_elements
+    from guilab.stability.explore import utg_elements
+    env._run(env.page.set_content, HIDDEN_PARENT)
+    obs = env._run(env._observe)
+    assert set(obs) == {"screenshot", "a11y", "url"}
+    assert '- button "Save"' in obs["a11y"] and "hidden text" not in obs["a11y"], obs["a11y"]
+    buttons = [e for e in utg_elements(env._run(collect_elements, env.page)) if e["role"] == "button"]
+    assert [(e["region"], e["name"], e["hit"]) for e in buttons] == [("main", "Save", True)]
+    env._run(env.page.mouse.click, buttons[0]["x"], buttons[0]["y"])
+    assert env._run(env.page.title) == "saved"        # it is visible and clickable

@@ -11,12 +11,12 @@ from typing import Callable, Iterator
 
 # %% auto #0
 __all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DISABLED_EXTENSIONS', 'DEMO_NOTEBOOK', 'CONTENTS_RESERVED',
-           'BROWSER_ACTION_TYPES', 'PROFILE_SETTINGS', 'FETCH_COUNTER_JS', 'STILL_JS', 'BUSY_SELECTOR', 'SETTLE_JS',
-           'DESCRIBE_JS', 'BrowserUnavailable', 'chromium_available', 'launch_chromium', 'browser_page',
+           'BROWSER_ACTION_TYPES', 'PROFILE_SETTINGS', 'ELEMENTS_JS', 'FETCH_COUNTER_JS', 'STILL_JS', 'BUSY_SELECTOR',
+           'SETTLE_JS', 'DESCRIBE_JS', 'BrowserUnavailable', 'chromium_available', 'launch_chromium', 'browser_page',
            'run_outside_loop', 'write_demo_root', 'write_lab_profile', 'jupyter_lab_command', 'contents_url',
            'server_call', 'start_jupyterlab', 'playwright_key', 'AnyText', 'BrowserActionSpace', 'check_browser_action',
            'guard_text', 'guard_request', 'put_setting', 'snapshot_files', 'reset_server_state', 'notebook_json',
-           'apply_config', 'BrowserEnv']
+           'apply_config', 'collect_elements', 'a11y_text', 'BrowserEnv']
 
 # %% ../../nbs/browser/00_browser.ipynb #e7861ec8
 CHROMIUM = "/usr/bin/chromium"
@@ -470,6 +470,104 @@ def apply_config(root: str | os.PathLike,  # the workspace folder (server root)
         else: raise ValueError(f"unknown config step type {t!r} (known: file, folder, notebook, settings, open, command, key, sleep)")
     return later
 
+# %% ../../nbs/browser/00_browser.ipynb #e39788c6
+ELEMENTS_JS = r"""() => {
+  const REG = [['.lm-Menu','menu'],['.jp-Dialog','dialog'],['#jp-menu-panel','menubar'],['.lm-MenuBar','menubar'],
+               ['#jp-left-stack','left'],['.jp-SideBar.jp-mod-left','leftbar'],['#jp-right-stack','right'],
+               ['.jp-SideBar.jp-mod-right','rightbar'],['#jp-main-statusbar','status'],['.jp-StatusBar-Widget','status'],
+               ['#jp-main-dock-panel','main'],['#jp-bottom-panel','bottom'],['#jp-top-panel','top']];
+  const region = e => { for (const [s, r] of REG) if (e.closest(s)) return r; return 'other'; };
+  // more controls and inputs, for the accessibility text only (a UTG state is made of the SEL controls)
+  const MORE = 'input:not([type=hidden]),textarea,select,[role=textbox],[role=searchbox],[role=combobox],[role=link],[role=radio],[role=slider],[role=spinbutton],[contenteditable=true]';
+  const SEL = 'button,jp-button,[role=button],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=tab],[role=treeitem],[role=option],[role=checkbox],[role=switch],a[href],.jp-DirListing-item,.jp-LauncherCard,.jp-BreadCrumbs-home,.jp-BreadCrumbs-item';
+  const shown = e => { const r = e.getBoundingClientRect(); if (r.width <= 0 || r.height <= 0) return false;
+    const s = getComputedStyle(e); return s.visibility !== 'hidden' && s.display !== 'none' && !e.closest('.lm-mod-hidden,.p-mod-hidden,[aria-hidden="true"]'); };
+  const txt = e => (e ? (e.innerText || e.textContent || '') : '').replace(/\s+/g, ' ').trim();
+  const nm = e => { if (e.classList.contains('jp-DirListing-item')) return txt(e.querySelector('.jp-DirListing-itemText'));
+    return (e.getAttribute('aria-label') || txt(e) || e.getAttribute('title') || e.getAttribute('data-command') || '').replace(/\s+/g, ' ').trim(); };
+  const flag = (e, a) => { const v = e.getAttribute(a); return v === null ? null : v === 'true'; };
+  const out = [];
+  for (const e of document.querySelectorAll(SEL)) {
+    if (!shown(e)) continue;
+    const p = e.parentElement && e.parentElement.closest('.jp-DirListing-item,.jp-LauncherCard,.lm-Menu-item,.lm-MenuBar-item,.lm-TabBar-tab,button,jp-button');
+    if (p) continue;   // a part of a larger control
+    const reg = region(e);
+    const r = e.getBoundingClientRect(); const cx = r.x + r.width / 2, cy = r.y + r.height / 2;
+    let hit = false;
+    if (cx >= 0 && cy >= 0 && cx < innerWidth && cy < innerHeight) { const h = document.elementFromPoint(cx, cy); hit = !!h && (h === e || e.contains(h)); }
+    const cl = e.classList;
+    out.push({region: reg, role: e.getAttribute('role') || e.tagName.toLowerCase(), name: nm(e),
+      command: e.getAttribute('data-command') || '', dir: cl.contains('jp-DirListing-item'), home: cl.contains('jp-BreadCrumbs-home'),
+      checked: flag(e, 'aria-checked'), selected: (flag(e, 'aria-selected') || cl.contains('jp-mod-selected')) || null,
+      expanded: flag(e, 'aria-expanded'), pressed: flag(e, 'aria-pressed'),
+      disabled: (flag(e, 'aria-disabled') || e.disabled === true || cl.contains('lm-mod-disabled')) || null,
+      current: (cl.contains('lm-mod-current') || cl.contains('jp-mod-current')) || null,
+      visible: true, hit: hit, x: cx, y: cy, ...((reg === 'status' || reg === 'other') ? {a11y_only: true} : {})});
+  }
+  for (const e of document.querySelectorAll(MORE)) {
+    if (e.matches(SEL) || !shown(e) || (e.parentElement && e.parentElement.closest(SEL)) || e.closest('.jp-Cell,.jp-FileEditor')) continue;
+    const tag = e.tagName, ty = (e.getAttribute('type') || '').toLowerCase();
+    const role = e.getAttribute('role') || (tag === 'INPUT' ? ({checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton'})[ty] || 'textbox' : tag === 'SELECT' ? 'combobox' : 'textbox');
+    const lab = e.labels && e.labels.length ? txt(e.labels[0]) : '';
+    const val = (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') ? String(e.value || '') : (e.isContentEditable ? txt(e) : '');
+    out.push({region: region(e), role: role, name: (e.getAttribute('aria-label') || lab || e.getAttribute('title') || e.getAttribute('placeholder') || '').replace(/\s+/g, ' ').trim(),
+      value: val.slice(0, 200), checked: (tag === 'INPUT' && (ty === 'checkbox' || ty === 'radio')) ? !!e.checked : flag(e, 'aria-checked'),
+      disabled: (e.disabled === true || flag(e, 'aria-disabled')) || null, visible: true, a11y_only: true});
+  }
+  document.querySelectorAll('#jp-main-dock-panel .lm-TabBar-tab').forEach(t => { const c = t.querySelector('.lm-TabBar-tabCloseIcon');
+    if (c && shown(c)) { const r = c.getBoundingClientRect(); const cx = r.x + r.width / 2, cy = r.y + r.height / 2; const h = document.elementFromPoint(cx, cy);
+      out.push({region: 'main', role: 'tabclose', name: txt(t.querySelector('.lm-TabBar-tabLabel')), visible: true, hit: !!h && (h === c || c.contains(h)), x: cx, y: cy, sig: false}); } });
+  document.querySelectorAll('.lm-Menu').forEach((m, i) => { if (shown(m)) out.push({region: 'menu', role: 'menu',
+    name: [...m.querySelectorAll('.lm-Menu-itemLabel')].slice(0, 3).map(txt).join(' / '), visible: true}); });
+  document.querySelectorAll('.jp-Dialog').forEach(d => { if (shown(d)) out.push({region: 'dialog', role: 'dialog', name: txt(d.querySelector('.jp-Dialog-header')), visible: true}); });
+  for (const [sel, reg] of [['#jp-left-stack > .lm-Widget', 'left'], ['#jp-right-stack > .lm-Widget', 'right']])
+    document.querySelectorAll(sel).forEach(w => { if (shown(w)) out.push({region: reg, role: 'panel', name: w.getAttribute('aria-label') || w.id.replace(/[-_]?[0-9a-f]{6,}/g, ''), visible: true}); });
+  document.querySelectorAll('#jp-main-dock-panel .jp-Cell').forEach(c => { if (shown(c)) out.push({region: 'main', role: 'cell',
+    name: (c.classList.contains('jp-CodeCell') ? 'code: ' : c.classList.contains('jp-MarkdownCell') ? 'markdown: ' : 'raw: ') +
+          txt(c.querySelector('.jp-InputArea-editor') || c.querySelector('.jp-RenderedMarkdown')) + ' || ' + txt(c.querySelector('.jp-OutputArea')),
+    selected: c.classList.contains('jp-mod-selected') || null, current: c.classList.contains('jp-mod-active') || null, visible: true}); });
+  document.querySelectorAll('#jp-main-dock-panel .jp-FileEditor .cm-content').forEach(c => { if (shown(c)) out.push({region: 'main', role: 'document', name: txt(c), visible: true}); });
+  // every other visible text (headings, labels, dialog bodies, notifications, the status bar), one entry per element
+  // holding it, for the accessibility text only; controls, inputs, cells and editors carry their own text above
+  const SKIP = SEL + ',' + MORE + ',.jp-Cell,.jp-FileEditor .cm-content,script,style,noscript,template';
+  const w = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {acceptNode: n =>
+    n.nodeType === 1 ? (n.matches(SKIP) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP) : NodeFilter.FILTER_ACCEPT});
+  const texts = new Map();
+  for (let n = w.nextNode(); n; n = w.nextNode()) {
+    const t = n.nodeValue.replace(/\s+/g, ' ').trim(), p = n.parentElement;
+    if (t && p) { if (!texts.has(p)) texts.set(p, []); texts.get(p).push(t); }
+  }
+  for (const [p, ts] of texts) if (shown(p)) out.push({region: region(p), role: p.closest('h1,h2,h3,h4,h5,h6,[role=heading]') ? 'heading' : 'text',
+    name: ts.join(' ').slice(0, 500), visible: true, a11y_only: true});
+  return out;
+}"""
+
+def collect_elements(page) -> list[dict]:
+    """The page's elements by `ELEMENTS_JS` (one `page.evaluate`; call on the page's thread): dicts with `region`,
+    `role`, `name` and the flags `checked`, `selected`, `expanded`, `pressed`, `disabled`, `current`, `visible`;
+    controls also `hit` (the centre is not covered), `x`, `y` (centre, CSS pixels), `command`; inputs `value`.
+    Entries with `a11y_only` (status bar, outside the app's regions, inputs, plain text) are for the
+    accessibility text, not for UTG states."""
+    return page.evaluate(ELEMENTS_JS)
+
+_STATES = ("checked", "selected", "pressed", "disabled", "current")
+
+def a11y_text(elements: list[dict]) -> str:
+    """The accessibility text of a page from `collect_elements`: a `region:` line for each region in the order the
+    regions first appear, then one line per element, `- role "name"` with its value and its states
+    (`[checked]`, `[expanded]`/`[collapsed]`, …)."""
+    groups: dict = {}
+    for e in elements: groups.setdefault(e.get("region") or "other", []).append(e)
+    lines = []
+    for reg, els in groups.items():
+        lines.append(f"{reg}:")
+        for e in els:
+            name, val = (e.get("name") or "").replace('"', "'"), e.get("value") or ""
+            st = [s for s in _STATES if e.get(s)] + ({True: ["expanded"], False: ["collapsed"]}.get(e.get("expanded"), []))
+            lines.append(f"  - {e.get('role') or 'element'}" + (f' "{name}"' if name else "") + (f": {val}" if val else "")
+                         + "".join(f" [{s}]" for s in st))
+    return "\n".join(lines)
+
 # %% ../../nbs/browser/00_browser.ipynb #cc9422a1
 FETCH_COUNTER_JS = """(() => {   // counts the page's fetch() calls in flight (JupyterLab talks to its server through fetch)
   if (window.__guilabFetch !== undefined) return;
@@ -531,7 +629,7 @@ class BrowserEnv(gym.Env):
                  max_steps: int = 50,                 # truncate after this many steps
                  settle_quiet_s: float = 0.05,        # after an action, observe once the page was quiet this long (seconds)
                  settle_cap_s: float = 3.0,           # ... or after this long at most (seconds)
-                 a11y: bool = True,                   # False: skip the aria snapshot ("" in observations)
+                 a11y: bool = True,                   # False: skip the accessibility text ("" in observations)
                  executable_path: str = CHROMIUM,     # Chromium binary
                 ):
         if render_mode not in (None, "rgb_array"): raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
@@ -673,9 +771,9 @@ class BrowserEnv(gym.Env):
         if shot.shape[:2] != (self.height, self.width):   # a page still resizing; keep the declared shape
             shot = np.asarray(Image.fromarray(shot).resize((self.width, self.height)))
         a11y = ""
-        if self.with_a11y:
-            try: a11y = pg.locator("body").aria_snapshot(timeout=5000)
-            except Exception as e: a11y = f"(aria snapshot failed: {type(e).__name__})"
+        if self.with_a11y:   # the one element collector, shared with the UTG explorer
+            try: a11y = a11y_text(collect_elements(pg))
+            except Exception as e: a11y = f"(accessibility text failed: {type(e).__name__})"
         url = pg.url.split("?")[0]
         self._last = {"screenshot": shot, "a11y": a11y, "url": url}
         return self._last

@@ -16,7 +16,7 @@ from .utg import (add_state, add_transition, counts, describe, edge_actions, loa
 
 # %% auto #0
 __all__ = ['DESTRUCTIVE', 'EXTERNAL', 'COLLECT_JS', 'KERNEL_PENDING_JS', 'is_destructive', 'action_key', 'number_actions',
-           'JupyterLabApp', 'goto', 'explore']
+           'utg_elements', 'JupyterLabApp', 'goto', 'explore']
 
 # %% ../../../nbs/stability/03_explore.ipynb #63c02f25
 DESTRUCTIVE = re.compile(r"\b(delete|remove|rename|move to trash|shut ?down|log ?out|restart|kill|clear|close all|"
@@ -46,52 +46,13 @@ def number_actions(acts: list[dict]) -> list[dict]:
     return acts
 
 # %% ../../../nbs/stability/03_explore.ipynb #de3b4e40
-COLLECT_JS = r"""() => {
-  const REG = [['.lm-Menu','menu'],['.jp-Dialog','dialog'],['#jp-menu-panel','menubar'],['.lm-MenuBar','menubar'],
-               ['#jp-left-stack','left'],['.jp-SideBar.jp-mod-left','leftbar'],['#jp-right-stack','right'],
-               ['.jp-SideBar.jp-mod-right','rightbar'],['#jp-main-statusbar','status'],['.jp-StatusBar-Widget','status'],
-               ['#jp-main-dock-panel','main'],['#jp-bottom-panel','bottom'],['#jp-top-panel','top']];
-  const region = e => { for (const [s, r] of REG) if (e.closest(s)) return r; return 'other'; };
-  const SEL = 'button,jp-button,[role=button],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=tab],[role=treeitem],[role=option],[role=checkbox],[role=switch],a[href],.jp-DirListing-item,.jp-LauncherCard,.jp-BreadCrumbs-home,.jp-BreadCrumbs-item';
-  const shown = e => { const r = e.getBoundingClientRect(); if (r.width <= 0 || r.height <= 0) return false;
-    const s = getComputedStyle(e); return s.visibility !== 'hidden' && s.display !== 'none' && !e.closest('.lm-mod-hidden,.p-mod-hidden,[aria-hidden="true"]'); };
-  const txt = e => (e ? (e.innerText || e.textContent || '') : '').replace(/\s+/g, ' ').trim();
-  const nm = e => { if (e.classList.contains('jp-DirListing-item')) return txt(e.querySelector('.jp-DirListing-itemText'));
-    return (e.getAttribute('aria-label') || txt(e) || e.getAttribute('title') || e.getAttribute('data-command') || '').replace(/\s+/g, ' ').trim(); };
-  const flag = (e, a) => { const v = e.getAttribute(a); return v === null ? null : v === 'true'; };
-  const out = [];
-  for (const e of document.querySelectorAll(SEL)) {
-    if (!shown(e)) continue;
-    const p = e.parentElement && e.parentElement.closest('.jp-DirListing-item,.jp-LauncherCard,.lm-Menu-item,.lm-MenuBar-item,.lm-TabBar-tab,button,jp-button');
-    if (p) continue;   // a part of a larger control
-    const reg = region(e); if (reg === 'status' || reg === 'other') continue;
-    const r = e.getBoundingClientRect(); const cx = r.x + r.width / 2, cy = r.y + r.height / 2;
-    let hit = false;
-    if (cx >= 0 && cy >= 0 && cx < innerWidth && cy < innerHeight) { const h = document.elementFromPoint(cx, cy); hit = !!h && (h === e || e.contains(h)); }
-    const cl = e.classList;
-    out.push({region: reg, role: e.getAttribute('role') || e.tagName.toLowerCase(), name: nm(e),
-      command: e.getAttribute('data-command') || '', dir: cl.contains('jp-DirListing-item'), home: cl.contains('jp-BreadCrumbs-home'),
-      checked: flag(e, 'aria-checked'), selected: (flag(e, 'aria-selected') || cl.contains('jp-mod-selected')) || null,
-      expanded: flag(e, 'aria-expanded'), pressed: flag(e, 'aria-pressed'),
-      disabled: (flag(e, 'aria-disabled') || e.disabled === true || cl.contains('lm-mod-disabled')) || null,
-      current: (cl.contains('lm-mod-current') || cl.contains('jp-mod-current')) || null,
-      visible: true, hit: hit, x: cx, y: cy});
-  }
-  document.querySelectorAll('#jp-main-dock-panel .lm-TabBar-tab').forEach(t => { const c = t.querySelector('.lm-TabBar-tabCloseIcon');
-    if (c && shown(c)) { const r = c.getBoundingClientRect(); const cx = r.x + r.width / 2, cy = r.y + r.height / 2; const h = document.elementFromPoint(cx, cy);
-      out.push({region: 'main', role: 'tabclose', name: txt(t.querySelector('.lm-TabBar-tabLabel')), visible: true, hit: !!h && (h === c || c.contains(h)), x: cx, y: cy, sig: false}); } });
-  document.querySelectorAll('.lm-Menu').forEach((m, i) => { if (shown(m)) out.push({region: 'menu', role: 'menu',
-    name: [...m.querySelectorAll('.lm-Menu-itemLabel')].slice(0, 3).map(txt).join(' / '), visible: true}); });
-  document.querySelectorAll('.jp-Dialog').forEach(d => { if (shown(d)) out.push({region: 'dialog', role: 'dialog', name: txt(d.querySelector('.jp-Dialog-header')), visible: true}); });
-  for (const [sel, reg] of [['#jp-left-stack > .lm-Widget', 'left'], ['#jp-right-stack > .lm-Widget', 'right']])
-    document.querySelectorAll(sel).forEach(w => { if (shown(w)) out.push({region: reg, role: 'panel', name: w.getAttribute('aria-label') || w.id.replace(/[-_]?[0-9a-f]{6,}/g, ''), visible: true}); });
-  document.querySelectorAll('#jp-main-dock-panel .jp-Cell').forEach(c => { if (shown(c)) out.push({region: 'main', role: 'cell',
-    name: (c.classList.contains('jp-CodeCell') ? 'code: ' : c.classList.contains('jp-MarkdownCell') ? 'markdown: ' : 'raw: ') +
-          txt(c.querySelector('.jp-InputArea-editor') || c.querySelector('.jp-RenderedMarkdown')) + ' || ' + txt(c.querySelector('.jp-OutputArea')),
-    selected: c.classList.contains('jp-mod-selected') || null, current: c.classList.contains('jp-mod-active') || null, visible: true}); });
-  document.querySelectorAll('#jp-main-dock-panel .jp-FileEditor .cm-content').forEach(c => { if (shown(c)) out.push({region: 'main', role: 'document', name: txt(c), visible: true}); });
-  return out;
-}"""
+from ..browser import ELEMENTS_JS, collect_elements
+COLLECT_JS = ELEMENTS_JS   # the one element collector (guilab.browser), under the name this module gave its own
+
+def utg_elements(elements: list[dict]) -> list[dict]:
+    """The entries of `collect_elements` a UTG state is made of: all but those marked `a11y_only` (status bar,
+    outside the app's regions, inputs, plain text: unstable or not the app's controls)."""
+    return [e for e in elements if not e.get("a11y_only")]
 
 # the status bar's kernel item reads "<kernel> | <status>"; these statuses mean the client is not done with the kernel yet
 KERNEL_PENDING_JS = r"""() => !/\|\s*(Starting|Connecting|Initializing|Restarting|Reconnecting|Unknown)\b/.test(
@@ -205,7 +166,7 @@ class JupyterLabApp:
             self.page.evaluate(SETTLE_JS, [self.quiet_ms, self.cap_ms, BUSY_SELECTOR])
             if self._kernels_ready() or time.monotonic() > end: break
             time.sleep(0.05)
-        els = self.page.evaluate(COLLECT_JS)
+        els = utg_elements(collect_elements(self.page))
         root = str(self.root)   # the server's temporary root folder (a random name) shows in the home crumb's title
         for e in els:
             if root in e.get("name", ""): e["name"] = e["name"].replace(root, "<root>")
