@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/stability/06_runner.ipynb #521f1506
 from __future__ import annotations
-import json, math, os, shutil, subprocess, time
+import json, math, os, re, shutil, subprocess, time
 from pathlib import Path
 
 import gymnasium as gym
@@ -16,8 +16,9 @@ from ..core import JsonlWriter, read_jsonl, StabilityTrajectory, rng, atomic_wri
 from .utg import signature, states
 
 # %% auto #0
-__all__ = ['V_OUT', 'align', 'UTGEnv', 'trajectory_record', 'run_utg', 'video_duration', 'cut_clip', 'run_online', 'run_settings',
-           'check_run_settings', 'run_suite']
+__all__ = ['V_OUT', 'VIDEO_MARK', 'VIDEO_MARK_JS', 'align', 'UTGEnv', 'trajectory_record', 'run_utg', 'video_frames',
+           'marker_onset', 'video_duration', 'cut_clip', 'run_online', 'run_settings', 'check_run_settings',
+           'run_suite']
 
 # %% ../../../nbs/stability/06_runner.ipynb #b01d143a
 V_OUT = "v_out"
@@ -86,6 +87,45 @@ def run_utg(env: UTGEnv, agent: Agent, task: dict, condition: str, model: str, b
     if ep["stopped_by_agent"]: stopped = "agent"
     return trajectory_record(model, task, condition, sts, acts, stopped, mode="utg", format_errors=ep["format_errors"])
 
+# %% ../../../nbs/stability/06_runner.ipynb #2f4e0021
+VIDEO_MARK = (255, 0, 255)   # the sync marker's colour (RGB)
+
+VIDEO_MARK_JS = """async () => {   // the sync marker on the blank page; resolves with its wall time (ms since the epoch)
+  const d = document.documentElement, frame = () => new Promise(r => requestAnimationFrame(r));
+  d.style.background = 'rgb(0, 0, 0)';
+  for (let i = 0; i < 3; i++) await frame();   // black frames first, so the video starts before the marker
+  const t = await new Promise(r => requestAnimationFrame(ts => { d.style.background = 'rgb(255, 0, 255)'; r(performance.timeOrigin + ts); }));
+  const dot = document.createElement('div'); dot.style.cssText = 'position:fixed;left:0;top:0;width:2px;height:2px';
+  (document.body || d).appendChild(dot);
+  for (let i = 0; i < 8; i++) { dot.style.background = i % 2 ? '#000' : '#fff'; await frame(); }   // frames keep coming
+  dot.remove();
+  return t;
+}"""
+
+def video_frames(path: str | Path,            # a video file
+                 seconds: float | None = None,  # read only the first `seconds` of it
+                 size: int = 4,               # each frame is scaled to size × size pixels before its mean is taken
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The frames of a video as stored (no frame-rate conversion), read with ffmpeg: their presentation times (s,
+    from the video's start) and mean RGB colours (0–255), arrays of shape (n,) and (n, 3). Raises `RuntimeError`
+    when ffmpeg fails or its frame count and times disagree."""
+    cmd = ["ffmpeg", "-v", "info", "-nostats"] + (["-t", f"{seconds:.3f}"] if seconds else []) + \
+          ["-i", str(path), "-vf", f"scale={size}:{size},showinfo", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+    r = subprocess.run(cmd, capture_output=True, timeout=300)
+    times = [float(x) for x in re.findall(rb"\] n:\s*\d+ pts:\s*-?\d+\s+pts_time:\s*(-?[\d.]+)", r.stderr)]
+    k = 3 * size * size; n = len(r.stdout) // k
+    if r.returncode != 0 or n != len(times):
+        raise RuntimeError(f"ffmpeg could not read {path} (exit {r.returncode}, {n} frames, {len(times)} times): {r.stderr[-300:]!r}")
+    return np.asarray(times, float), np.frombuffer(r.stdout[: n * k], np.uint8).reshape(n, size * size, 3).mean(1)
+
+def marker_onset(path: str | Path, colour=VIDEO_MARK, tol: float = 60, seconds: float = 60.0) -> float | None:
+    """Video time (s) of the first frame within the first `seconds` whose mean colour is within `tol` of `colour`
+    in every channel, after a frame that is not; None when there is no such frame (or the first frame already shows
+    it: the video's start would not be bounded). Raises `RuntimeError` when ffmpeg cannot read the video."""
+    t, c = video_frames(path, seconds)
+    hit = np.flatnonzero(np.all(np.abs(c - np.asarray(colour, float)) <= tol, axis=1))
+    return None if len(hit) == 0 or hit[0] == 0 else float(t[hit[0]])
+
 # %% ../../../nbs/stability/06_runner.ipynb #d79ce844
 def video_duration(path: str | Path) -> float:
     "Duration of a video in seconds: ffprobe's container duration, else the last timestamp ffmpeg decodes (Playwright's webm often has no duration header). NaN when unreadable."
@@ -122,23 +162,27 @@ def run_online(app,                      # a started stability.explore.JupyterLa
                tolerance_s: float = 2.0, # allowed |video duration - wall time| (s) (plus 10 % of the wall time)
               ) -> dict:
     """One online trajectory with video evidence; returns the record (mode `online`) with `steps` (action, pre/post
-    screenshots, times relative to the recording start, aligned states), `video`, `video_s`, `wall_s`, and
-    `evidence_missing` (None, or why the evidence is incomplete)."""
+    screenshots, `t_pre` / `t_act` / `t_post` in seconds on the video's clock, aligned states), `video`, `video_s`,
+    `video_start` (wall time of the video's first frame, s since the epoch; None when the sync marker was not
+    found), `wall_s` (from the recording's start to its end), and `evidence_missing` (None, or why the evidence is
+    incomplete)."""
     out = Path(out_dir); shots = out / "shots"; shots.mkdir(parents=True, exist_ok=True)
     if app.page is not None: app.close_context()
     app.video_dir = out / "raw"; app.new_context(); t0 = time.time()
+    try: t_mark = app.page.evaluate(VIDEO_MARK_JS) / 1000.0   # the sync marker: the recording's start is found from it
+    except Exception: t_mark = None
     obs = app.reset()
     s0 = align(obs, G)
     agent.reset(None, {"task": task, "utg": G, "state": s0, "condition": condition})
     sts, acts, steps, stopped, n_bad = [s0], [], [], "budget", 0
     for t in range(budget):
-        pre = shots / f"step_{t + 1:02d}_pre.png"; t_pre = time.time() - t0; app.screenshot(pre)
+        pre = shots / f"step_{t + 1:02d}_pre.png"; t_pre = time.time(); app.screenshot(pre)   # wall times until the end
         live = app.actions(obs)
         a_obs = {"state": sts[-1], "actions": live, "instruction": task[condition], "condition": condition, "screenshot": str(pre), "step": t}
         a = agent.act(a_obs)
         if a is None: stopped = "agent"; break
         if a.get("type") == "done": stopped = "done"; break
-        err = None
+        err = None; t_act = time.time()
         if a.get("type") == "invalid": n_bad += 1; err = a.get("error")
         elif a.get("key"):
             hit = next((x for x in live if x["key"] == a["key"]), None)
@@ -147,17 +191,26 @@ def run_online(app,                      # a started stability.explore.JupyterLa
         elif a.get("type") == "click" and "x" in a: app.page.mouse.click(a["x"], a["y"]); obs = app.observe()
         elif a.get("type") == "key": app.page.keyboard.press(a["key"]); obs = app.observe()
         else: err = f"unsupported action {a!r}"
-        post = shots / f"step_{t + 1:02d}_post.png"; app.screenshot(post); t_post = time.time() - t0
+        post = shots / f"step_{t + 1:02d}_post.png"; app.screenshot(post); t_post = time.time()
         v = align(obs, G); sts.append(v); acts.append(a)
         steps.append({"t": t + 1, "action": a, "pre": str(pre.relative_to(out)), "post": str(post.relative_to(out)),
-                      "t_pre": round(t_pre, 3), "t_post": round(t_post, 3), "state": v, "signature": obs["id"], **({"error": err} if err else {})})
-    t_end = time.time() - t0
-    video = app.close_context(); wall = time.time() - t0
+                      "t_pre": t_pre, "t_act": t_act, "t_post": t_post, "state": v, "signature": obs["id"], **({"error": err} if err else {})})
+    t_end = time.time()
+    video = app.close_context(); t_closed = time.time()
     missing = []
-    vpath = None
+    vpath, start = None, None
     if video and Path(video).exists():
         vpath = out / "video.webm"; shutil.move(video, vpath); shutil.rmtree(out / "raw", ignore_errors=True)
     else: missing.append("video missing")
+    if vpath:   # the recording's start: the marker's wall time minus its time in the video
+        try: v_mark = marker_onset(vpath)
+        except RuntimeError: v_mark = None
+        if v_mark is not None and t_mark is not None: start = t_mark - v_mark
+        else: missing.append("video start unknown (the sync marker is not in the video): step times unsynchronised")
+    base = start if start is not None else t0
+    for s in steps:
+        for k in ("t_pre", "t_act", "t_post"): s[k] = round(s[k] - base, 3)
+    t_end, wall = t_end - base, t_closed - base
     vdur = video_duration(vpath) if vpath else math.nan
     if vpath and not (abs(vdur - wall) <= tolerance_s + 0.1 * wall or abs(vdur - t_end) <= tolerance_s + 0.1 * t_end):
         missing.append(f"video duration {vdur:.1f}s does not match wall time {wall:.1f}s")
@@ -170,6 +223,7 @@ def run_online(app,                      # a started stability.explore.JupyterLa
             else: missing.append(f"clip of step {s['t']} could not be cut"); break
     return trajectory_record(model, task, condition, sts, acts, stopped, mode="online", steps=steps, format_errors=n_bad,
                              video=str(vpath.relative_to(out)) if vpath else None, video_s=vdur, wall_s=round(wall, 3),
+                             video_start=round(start, 3) if start is not None else None,
                              dir=str(out), evidence_missing="; ".join(missing) or None)
 
 # %% ../../../nbs/stability/06_runner.ipynb #9b8696c6
