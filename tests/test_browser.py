@@ -1,14 +1,16 @@
 """guilab.browser: a real JupyterLab server driven by headless Chromium (DESIGN §7 real-app capture)."""
-import json, os, socket, urllib.request
+import json, os, socket, time, urllib.request
 
 import psutil
 import pytest
 from PIL import Image
 
-from guilab.browser import CHROMIUM, NOTIFICATION_SETTINGS, browser_page, chromium_available, start_jupyterlab
+from guilab.browser import (BUSY_SELECTOR, CHROMIUM, FETCH_COUNTER_JS, NOTIFICATION_SETTINGS, SETTLE_JS, browser_page,
+                            chromium_available, server_call, start_jupyterlab)
 
-pytestmark = pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM} (install it with "
-                                "`apt-get install chromium`; `make setup` does) or playwright missing")
+pytestmark = [pytest.mark.browser]
+pytestmark.append(pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM} (install it with "
+                                "`apt-get install chromium`; `make setup` does) or playwright missing"))
 
 
 def _port_open(port: int) -> bool:
@@ -36,14 +38,20 @@ def test_jupyterlab_launcher_screenshot_and_clean_shutdown(tmp_path):
         names = {c["name"] for c in json.loads(urllib.request.urlopen(req, timeout=10).read())["content"]}
         assert {"analysis.ipynb", "README.md", "data", "experiments"} <= names
         with browser_page() as page:
+            page.add_init_script(FETCH_COUNTER_JS)   # so that "quiet" includes "no request to the server in flight"
             page.goto(f"{url}lab?token={token}")
             page.wait_for_selector(".jp-LauncherCard", timeout=90000)
-            page.wait_for_timeout(3000)   # without the profile's settings the news toast shows within this time
+            # without the profile's settings the news toast shows once the app has restored and asked the server:
+            # wait until the page is quiet (no fetch in flight, no DOM change for 1 s), not a fixed time
+            assert page.evaluate(SETTLE_JS, [1000, 60000, BUSY_SELECTOR])["quiet"]
             assert page.locator(".Toastify__toast").count() == 0, "announcement / news popup is shown"
-            # start a kernel so that shutdown must also end it
+            # start a kernel so that shutdown must also end it: wait until the server runs it, idle
             page.locator(".jp-LauncherCard").first.click()
             page.wait_for_selector(".jp-NotebookPanel", timeout=60000)
-            page.wait_for_function("document.querySelector('.jp-Notebook-ExecutionIndicator[data-status=idle]') !== null", timeout=60000)
+            deadline = time.monotonic() + 90
+            while not [k for k in server_call(url, token, "/api/kernels") if k["execution_state"] == "idle"]:
+                assert time.monotonic() < deadline, "no idle kernel within 90 s"
+                page.wait_for_timeout(100)   # poll the server's kernel list
             shot = tmp_path / "launcher.png"
             page.screenshot(path=str(shot))
         with Image.open(shot) as im:

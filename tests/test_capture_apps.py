@@ -54,6 +54,7 @@ def _need(app):
     if not chromium_available(): pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium; `make setup` does)")
 
 
+@pytest.mark.browser
 def test_server_starts_and_its_process_group_is_gone_after(tmp_path):
     _need("datasette")
     with start_app("datasette", tmp_path) as (url, token, proc):
@@ -70,6 +71,7 @@ def small_app_capture(tmp_path_factory):
     return out, capture_app(out, "datasette", min_samples=30, states=["database", "table_sensors"])
 
 
+@pytest.mark.browser
 def test_small_app_capture_is_valid_screenspot_pro(small_app_capture):
     out, s = small_app_capture
     assert s["failed_states"] == [] and s["images"] == 2 and s["samples"] >= 30
@@ -97,6 +99,7 @@ def test_small_app_capture_is_valid_screenspot_pro(small_app_capture):
     assert sum(m["counts"]["per_state"].values()) == len(ss) and m["target_size"]["n"] == len(ss)
 
 
+@pytest.mark.browser
 def test_app_capture_is_reused_while_it_matches(small_app_capture, capsys):
     out, s = small_app_capture
     r = capture_apps(out, ["datasette"], states={"datasette": ["database", "table_sensors"]})
@@ -104,6 +107,7 @@ def test_app_capture_is_reused_while_it_matches(small_app_capture, capsys):
     assert "reused datasette" in capsys.readouterr().out
 
 
+@pytest.mark.browser
 def test_app_capture_is_not_reused_after_its_spec_changed(small_app_capture, monkeypatch):
     import guilab.grounding.apps as A
     out, _ = small_app_capture

@@ -6,6 +6,7 @@ import types
 import pytest
 
 pytest.importorskip("jupyterlab", reason="jupyterlab is not installed (pip install 'guilab[dev]')")
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")

@@ -19,18 +19,12 @@ def smoke_run(tmp_path_factory):
 def test_smoke_reproduce_runs_every_notebook(smoke_run):
     r, out = smoke_run
     man = json.loads((out / "manifest.json").read_text())
-    # the real-JupyterLab ablation can lose a Playwright race on a loaded 2-core machine (issue 12 note): that one
-    # failure is tolerated with a warning below; any other failure, or any other cause of a non-zero exit, fails here
-    timed_out = {n for n, e in man["notebooks"].items()
-                 if n == "vlaa_ablation" and e["status"] != "ok" and "TimeoutError" in (e["error"] or "")}
-    failed = {n for n, e in man["notebooks"].items() if e["status"] != "ok"}
-    assert r.returncode == 0 or (timed_out and failed == timed_out), r.stdout[-3000:] + r.stderr[-3000:]
+    # every notebook must succeed, the real-JupyterLab ablation too: its browser waits are on conditions (issue 35; a
+    # TimeoutError it hit on a loaded machine used to be tolerated here)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     names = set(repro_notebooks(ROOT / "nbs" / "repro"))
     assert set(man["notebooks"]) == names
     for name, entry in man["notebooks"].items():
-        if name in timed_out:
-            import warnings; warnings.warn(f"vlaa_ablation hit a browser timeout at smoke scale: {entry['error'][:200]}")
-            continue
         assert entry["status"] == "ok", (name, entry["error"])
         assert Path(entry["executed"]).exists(), name
     assert man["params"]["scale"] == "smoke" and man["seeds"] == {"seed": 0}

@@ -132,6 +132,7 @@ def small_capture(tmp_path_factory):
     return out, capture_jupyterlab(out, min_samples=40, states=["launcher", "context_menu", "menu_file"])
 
 
+@pytest.mark.browser
 def test_small_capture_produces_valid_samples(small_capture):
     out, summary = small_capture
     assert summary["failed_states"] == [] and summary["samples"] >= 40 and summary["images"] == 3
@@ -164,6 +165,7 @@ def test_small_capture_produces_valid_samples(small_capture):
     assert m["target_size"]["n"] == len(ss) and 0 < m["target_size"]["median_split"] < 0.05
 
 
+@pytest.mark.browser
 def test_capture_rejects_unknown_states_and_reports_shortfall(tmp_path, small_capture):
     with pytest.raises(ValueError, match="unknown capture states"):
         capture_jupyterlab(tmp_path, states=["launcher", "nope"])

@@ -9,7 +9,8 @@ import pytest
 
 from guilab.browser import CHROMIUM, chromium_available
 
-pytestmark = pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM}")
+pytestmark = [pytest.mark.browser]
+pytestmark.append(pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM}"))
 
 
 def test_explore_then_online_oracle_with_video(tmp_path):

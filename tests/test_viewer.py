@@ -34,6 +34,7 @@ def viewer(tmp_path_factory):
     return write_viewer(recs, samples, d / "imgs", d / "viewer"), recs
 
 
+@pytest.mark.browser
 def test_viewer_opens_in_chromium(viewer):
     pytest.importorskip("playwright", reason="playwright is not installed (pip install 'guilab[browser]')")
     from playwright.sync_api import sync_playwright
@@ -68,6 +69,7 @@ def test_viewer_opens_in_chromium(viewer):
     assert errors == [], errors
 
 
+@pytest.mark.browser
 def test_broken_image_would_be_detected(viewer, tmp_path):
     """The check above can fail: removing one image from the viewer folder makes naturalWidth 0."""
     pytest.importorskip("playwright")

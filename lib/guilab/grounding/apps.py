@@ -363,6 +363,7 @@ def app_targets_to_samples(targets: list[dict],           # APP_EXTRACT_JS outpu
 # %% ../../../nbs/grounding/08_apps.ipynb #8d5438c6
 def run_steps(page, url: str, token: str, steps: list, default_timeout: float = 15000) -> None:
     "Run a state's `steps` (see above) on a Playwright `page` of the server at `url`. Raises `ValueError` for an unknown step and what Playwright raises."
+    from guilab.browser import wait_quiet
     for st in steps:
         (op, arg), = st.items()
         if op == "goto": page.goto(url.rstrip("/") + "/" + str(arg).format(token=token).lstrip("/"), wait_until="domcontentloaded")
@@ -373,7 +374,7 @@ def run_steps(page, url: str, token: str, steps: list, default_timeout: float = 
         elif op == "press": page.keyboard.press(arg)
         elif op == "fill": page.locator(arg[0]).first.fill(str(arg[1]), timeout=default_timeout)
         elif op == "wait": page.locator(arg).first.wait_for(state="visible", timeout=default_timeout)
-        elif op == "sleep": page.wait_for_timeout(int(arg))
+        elif op == "sleep": wait_quiet(page, int(arg) / 1000, int(arg) / 1000 + 5)
         elif op == "optional":
             with contextlib.suppress(Exception): run_steps(page, url, token, arg, default_timeout=3000)
         else: raise ValueError(f"unknown step {op!r}; known: goto click dblclick rclick hover press fill wait sleep optional")
@@ -407,12 +408,14 @@ def _capture_app(out: Path, app: str, seed: int, states: list[str], viewport, ds
     by_name = {s["name"]: s for s in spec["states"]}
     if True:
         with browser_page(viewport, dsf) as page:
+            from guilab.browser import FETCH_COUNTER_JS, wait_quiet
+            page.add_init_script(FETCH_COUNTER_JS)   # quiet waits count the page's requests in flight
             bver = page.browser_version; page.set_default_timeout(20000)
             for k, name in enumerate(states):
                 st = {"state": name, "ok": False, "n_samples": 0, "image": None, "error": None}; ts = time.monotonic()
                 try:
                     run_steps(page, url, token, by_name[name]["steps"])
-                    page.mouse.move(viewport[0] - 2, viewport[1] - 2); page.wait_for_timeout(int(spec.get("settle_ms", 600)))
+                    page.mouse.move(viewport[0] - 2, viewport[1] - 2); _ms = int(spec.get("settle_ms", 600)); wait_quiet(page, _ms / 1000, _ms / 1000 + 5)
                     png = page.screenshot(type="png", animations="disabled", caret="hide")
                     targets = page.evaluate(APP_EXTRACT_JS, {})
                     with Image.open(io.BytesIO(png)) as im:

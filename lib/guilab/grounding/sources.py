@@ -565,9 +565,11 @@ class _Lab:
         p.wait_for_selector(".jp-Launcher, .jp-NotebookPanel", timeout=90000)
         p.wait_for_function("document.querySelectorAll('.jp-DirListing-item').length >= 1", timeout=30000)
         self.settle(1200)
-    def settle(self, ms: int = 400): self.page.wait_for_timeout(ms)
+    def settle(self, ms: int = 400):   # the page quiet for `ms` (at most ms + 5 s)
+        from guilab.browser import wait_quiet
+        wait_quiet(self.page, ms / 1000, ms / 1000 + 5)
     def escape(self, n: int = 2):
-        for _ in range(n): self.page.keyboard.press("Escape"); self.page.wait_for_timeout(120)
+        for _ in range(n): self.page.keyboard.press("Escape"); self.settle(120)
     def park_mouse(self): self.page.mouse.move(1000, 1070)   # over the status bar: no hover effects on targets
     def menubar(self, name: str):
         self.escape(1)
@@ -764,6 +766,8 @@ def _capture(out: Path, min_samples: int, seed: int, states: list[str], viewport
     W, H = int(viewport[0] * dsf), int(viewport[1] * dsf)
     records, report, seen, bver = [], [], set(), None
     with start_jupyterlab() as (url, token, proc), browser_page(viewport, dsf) as page:
+        from guilab.browser import FETCH_COUNTER_JS
+        page.add_init_script(FETCH_COUNTER_JS)   # `settle` counts the page's requests in flight
         bver = page.browser_version
         page.set_default_timeout(20000)
         lab = _Lab(page, url, token); lab.goto(reset=True)
