@@ -14,7 +14,7 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "browser: starts a real JupyterLab and/or headless Chromium (select with -m browser)")
+    config.addinivalue_line("markers", "browser: starts a real JupyterLab and/or headless Chromium (-m browser)")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -8,9 +8,9 @@ from PIL import Image
 from guilab.browser import (BUSY_SELECTOR, CHROMIUM, FETCH_COUNTER_JS, NOTIFICATION_SETTINGS, SETTLE_JS, browser_page,
                             chromium_available, server_call, start_jupyterlab)
 
-pytestmark = [pytest.mark.browser]
-pytestmark.append(pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM} (install it with "
-                                "`apt-get install chromium`; `make setup` does) or playwright missing"))
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM} (install it with "
+                                 "`apt-get install chromium`; `make setup` does) or playwright missing")]
 
 
 def _port_open(port: int) -> bool:

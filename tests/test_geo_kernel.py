@@ -386,8 +386,9 @@ def _g6(v): return float(f"{v:.6g}")
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.floats(min_value=0.01, max_value=1e4), st.floats(min_value=0.05, max_value=1), st.floats(min_value=-0.5, max_value=0.5),
-       st.floats(min_value=-0.5, max_value=0.5), st.floats(min_value=0, max_value=2 * math.pi), st.booleans())
+@given(st.floats(min_value=0.01, max_value=1e4), st.floats(min_value=0.05, max_value=1),
+       st.floats(min_value=-0.5, max_value=0.5), st.floats(min_value=-0.5, max_value=0.5),
+       st.floats(min_value=0, max_value=2 * math.pi), st.booleans())
 def test_prop_tangent_pairs_printed_with_six_digits_touch(s, k, fx, fy, ang, inner):
     """The kind: tangent circles (outer or inner) and a tangent line, every number typed with six significant digits,
     coordinates within the figure's size s: both slots hold one touching point, within 1e-5·s of both objects."""
@@ -404,7 +405,8 @@ def test_prop_tangent_pairs_printed_with_six_digits_touch(s, k, fx, fy, ang, inn
     (ax, ay), (qx, qy) = c.coords("A"), c.coords("B")
     assert c.is_defined("C") and c.coords("C") == c.coords("D"), cmds
     px, py = c.coords("C")
-    assert abs(math.hypot(px - ax, py - ay) - _g6(r1)) <= 1e-5 * s and abs(math.hypot(px - qx, py - qy) - _g6(r2)) <= 1e-5 * s
+    assert abs(math.hypot(px - ax, py - ay) - _g6(r1)) <= 1e-5 * s
+    assert abs(math.hypot(px - qx, py - qy) - _g6(r2)) <= 1e-5 * s
     assert c.is_defined("E") and c.coords("E") == c.coords("F"), cmds
     ex, ey = c.coords("E")
     assert abs(math.hypot(ex - ax, ey - ay) - _g6(r1)) <= 1e-5 * s

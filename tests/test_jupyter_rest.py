@@ -25,9 +25,10 @@ def test_listing_of_a_folder_named_checkpoints(server):
     """`runs/checkpoints/x.txt`: the listing helper used to ask /api/contents/runs/checkpoints, which the server
     answers with the checkpoint list of `runs` (a JSON list), and crashed on it."""
     from guilab.vlaa.checkers import get_listing
-    _put(server.root, "runs/checkpoints/x.txt"); _put(server.root, "checkpoints/a.txt"); (server.root / "trust").mkdir(exist_ok=True)
+    _put(server.root, "runs/checkpoints/x.txt"); _put(server.root, "checkpoints/a.txt")
+    (server.root / "trust").mkdir(exist_ok=True)
     assert get_listing(server, {"path": "runs/checkpoints"}) == ["x.txt"]
-    assert get_listing(server, {"path": "checkpoints"}) == ["a.txt"]          # a root folder of that name (was 200 + a list)
+    assert get_listing(server, {"path": "checkpoints"}) == ["a.txt"]     # a root folder of that name (was 200 + a list)
     assert get_listing(server, {"path": "trust"}) == []                       # (was HTTP 405)
     assert {"checkpoints/", "trust/", "runs/"} <= set(get_listing(server, {"path": ""}))
 
@@ -39,7 +40,8 @@ def test_one_reset_with_reserved_names_in_the_root(server):
     import tempfile
     from pathlib import Path
     base = snapshot_files(write_demo_root(Path(tempfile.mkdtemp()) / "demo"))
-    for rel in ("checkpoints/a.txt", "trust/b.txt", "runs/checkpoints/x.txt", "README.md"): _put(server.root, rel, "changed")
+    for rel in ("checkpoints/a.txt", "trust/b.txt", "runs/checkpoints/x.txt", "README.md"):
+        _put(server.root, rel, "changed")
     kid = server_call(server.url, server.token, "/api/kernels", "POST", {"name": "python3"})["id"]
     reset_server_state(server.url, server.token, root=server.root, baseline=base)
     assert snapshot_files(server.root) == base

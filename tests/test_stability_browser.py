@@ -9,8 +9,7 @@ import pytest
 
 from guilab.browser import CHROMIUM, chromium_available
 
-pytestmark = [pytest.mark.browser]
-pytestmark.append(pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM}"))
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM}")]
 
 
 def test_explore_then_online_oracle_with_video(tmp_path):
@@ -28,7 +27,7 @@ def test_explore_then_online_oracle_with_video(tmp_path):
         start = G.graph["start"]
         from importlib.resources import files
         shipped = load_utg(files("guilab") / "data" / "stability" / "jupyterlab_utg.json")
-        assert start == shipped.graph["start"], "the live start state is not the shipped UTG's (collector or reset changed)"
+        assert start == shipped.graph["start"], "the live start state is not the shipped UTG's (collector, reset?)"
         file_menu = [v for u, v, d in G.out_edges(start, data=True) if "click|menubar|menuitem|File|0" in json.loads(d["actions"])]
         assert file_menu, "the File menu was the first thing explored"
         goal = file_menu[0]

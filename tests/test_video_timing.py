@@ -13,7 +13,8 @@ import pytest
 from guilab.browser import CHROMIUM, chromium_available
 
 pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(not chromium_available() or not shutil.which("ffmpeg"), reason=f"needs Chromium at {CHROMIUM} and ffmpeg")]
+              pytest.mark.skipif(not chromium_available() or not shutil.which("ffmpeg"),
+                                 reason=f"needs Chromium at {CHROMIUM} and ffmpeg")]
 
 COLOURS = [(255, 0, 0), (0, 160, 0), (0, 0, 255)]
 PAGE = """<html><body style="margin:0; background: rgb(255, 255, 255)"><script>
@@ -29,7 +30,8 @@ class ColourApp:
         self.browser, self.viewport, self.video_dir, self.page = browser, viewport, None, None
     def new_context(self):
         size = {"width": self.viewport[0], "height": self.viewport[1]}
-        self.context = self.browser.new_context(viewport=size, record_video_dir=str(self.video_dir), record_video_size=size)
+        self.context = self.browser.new_context(viewport=size, record_video_dir=str(self.video_dir),
+                                                record_video_size=size)
         self.page = self.context.new_page(); return self.page
     def close_context(self):
         video = self.page.video; self.context.close(); self.page = None
@@ -41,7 +43,8 @@ class ColourApp:
     def actions(self, obs): return [{"kind": "key", "key_name": "n", "key": "key|n"}]
     def step(self, action):
         self.page.keyboard.press(action["key_name"]); return self.observe()
-    def screenshot(self, path): Path(path).parent.mkdir(parents=True, exist_ok=True); self.page.screenshot(path=str(path))
+    def screenshot(self, path):
+        Path(path).parent.mkdir(parents=True, exist_ok=True); self.page.screenshot(path=str(path))
 
 
 class ThreeKeys:
@@ -62,7 +65,7 @@ def test_step_times_are_video_times(tmp_path):
     task = {"id": "colours", "start": "s", "goal": "g", "concise": "Press n three times."}
     with sync_playwright() as p:
         b = launch_chromium(p)
-        try: rec = run_online(ColourApp(b), nx.DiGraph(), ThreeKeys(), task, "concise", "three-keys", tmp_path, clips=False)
+        try: rec = run_online(ColourApp(b), nx.DiGraph(), ThreeKeys(), task, "concise", "keys", tmp_path, clips=False)
         finally: b.close()
     assert rec["evidence_missing"] is None, rec["evidence_missing"]
     assert len(rec["steps"]) == 3 and rec["video_start"] is not None

@@ -7,8 +7,8 @@ import pytest
 
 from guilab.browser import CHROMIUM, chromium_available
 
-pytestmark = [pytest.mark.browser]
-pytestmark.append(pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM} or playwright missing"))
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM} or playwright missing")]
 
 SMOKE = ["term-mkdir-results", "set-theme-dark", "nb-to-markdown", "fb-new-folder", "inf-solarized"]
 
@@ -43,8 +43,8 @@ def test_check_env_and_registration(env):
     import gymnasium as gym
     from gymnasium.utils.env_checker import check_env
     assert "guilab/JupyterLab-v0" in gym.registry and not gym.spec("guilab/JupyterLab-v0").nondeterministic
-    env.spec = gym.spec("guilab/JupyterLab-v0")   # as gym.make gives it: check_env runs its reset- and step-determinism checks
-    check_env(env, skip_render_check=True)        # (they failed under load while resets observed a layout still restoring)
+    env.spec = gym.spec("guilab/JupyterLab-v0")   # as gym.make gives it: check_env runs its determinism checks (they
+    check_env(env, skip_render_check=True)        # failed under load while resets observed a layout still restoring)
     obs, _ = env.reset()
     assert obs["screenshot"].dtype.name == "uint8" and obs["screenshot"].shape == (800, 1280, 3)
     assert "menubar" in obs["a11y"] and obs["url"].endswith("/lab")
@@ -94,7 +94,8 @@ def test_search_docs_survive_a_palette_that_closes_after_opening(env, monkeypatc
     opened = env.open_palette; calls = []
     def flaky_open():
         inp = opened(); calls.append(1)
-        if len(calls) == 1: env.page.keyboard.press("Escape"); inp.wait_for(state="hidden", timeout=10000)   # closed right after opening
+        if len(calls) == 1:   # closed right after opening
+            env.page.keyboard.press("Escape"); inp.wait_for(state="hidden", timeout=10000)
         return inp
     monkeypatch.setattr(env, "open_palette", flaky_open)
     docs = jupyterlab_docs(env)

@@ -383,12 +383,14 @@ def put_setting(url: str, token: str, plugin: str, values: dict) -> None:
     server_call(url, token, f"/lab/api/settings/{plugin}", "PUT", {"raw": json.dumps(values, indent=2)})
 
 def snapshot_files(root: str | os.PathLike) -> dict:
-    "Every file and folder below `root`: `{relative posix path: bytes (a file) or None (a folder)}` (for `reset_server_state`)."
+    """Every file and folder below `root`: `{relative posix path: bytes (a file) or None (a folder)}` (for
+    `reset_server_state`)."""
     root = Path(root)
     return {p.relative_to(root).as_posix(): (None if p.is_dir() else p.read_bytes()) for p in sorted(root.rglob("*"))}
 
 def _restore_files(root: Path, baseline: dict) -> None:
-    "Make the folder `root` hold exactly `baseline` (as `snapshot_files` gives it): extra entries removed, the rest rewritten where they differ."
+    """Make the folder `root` hold exactly `baseline` (as `snapshot_files` gives it): extra entries removed, the rest
+    rewritten where they differ."""
     root = Path(root)
     for p in sorted(root.rglob("*"), key=lambda p: len(p.parts), reverse=True):   # deepest first
         want = baseline.get(p.relative_to(root).as_posix(), "gone")
@@ -402,7 +404,7 @@ def _restore_files(root: Path, baseline: dict) -> None:
 def reset_server_state(url: str, token: str,
                        root: str | os.PathLike | None = None,  # the server's root folder; None: files untouched
                        baseline: dict | None = None,           # what `root` must hold (`snapshot_files`); None: nothing
-                       settings: dict | None = PROFILE_SETTINGS,  # plugin id -> the user settings to restore; others emptied; None: untouched
+                       settings: dict | None = PROFILE_SETTINGS,  # plugin id -> its user settings (others emptied); None: untouched
                        workspaces: bool = True,                # delete the saved workspace layouts
                       ) -> None:
     """Bring a reused Jupyter server back to a clean start: shut down every session, kernel and terminal (one that
@@ -562,9 +564,9 @@ def a11y_text(elements: list[dict]) -> str:
         lines.append(f"{reg}:")
         for e in els:
             name, val = (e.get("name") or "").replace('"', "'"), e.get("value") or ""
-            st = [s for s in _STATES if e.get(s)] + ({True: ["expanded"], False: ["collapsed"]}.get(e.get("expanded"), []))
-            lines.append(f"  - {e.get('role') or 'element'}" + (f' "{name}"' if name else "") + (f": {val}" if val else "")
-                         + "".join(f" [{s}]" for s in st))
+            st = [s for s in _STATES if e.get(s)] + {True: ["expanded"], False: ["collapsed"]}.get(e.get("expanded"), [])
+            lines.append(f"  - {e.get('role') or 'element'}" + (f' "{name}"' if name else "")
+                         + (f": {val}" if val else "") + "".join(f" [{s}]" for s in st))
     return "\n".join(lines)
 
 # %% ../../nbs/browser/00_browser.ipynb #cc9422a1
@@ -932,9 +934,9 @@ class BrowserEnv(gym.Env):
         self._pool.shutdown(wait=True)
         super().close()
 
-# Deterministic for Gymnasium's checks: a seeded reset and the same action show the same screen, because every wait is
-# on a condition (the launcher of a restored layout, a quiet page). It was flagged nondeterministic after check_env failed
-# on a loaded machine; the cause was a reset observed while the layout was still restoring (issue 35).
+# Deterministic for Gymnasium's checks: a seeded reset and the same action show the same screen, because every wait
+# is on a condition (the launcher of a restored layout, a quiet page). It was flagged nondeterministic after check_env
+# failed on a loaded machine; the cause was a reset observed while the layout was still restoring (issue 35).
 if "guilab/JupyterLab-v0" not in gym.registry:
     gym.register(id="guilab/JupyterLab-v0", entry_point="guilab.browser:BrowserEnv")
 
@@ -943,10 +945,11 @@ def wait_quiet(page,              # a Playwright page (call on its thread)
                quiet_s: float,    # seconds the page must stay quiet
                cap_s: float,      # give up after this many seconds
               ) -> dict:
-    """Wait until `page` has been quiet for `quiet_s` seconds — no DOM mutation, no `fetch` in flight (counted when the
-    page runs `FETCH_COUNTER_JS`, e.g. through `page.add_init_script`), no busy indicator (`BUSY_SELECTOR`) — or
-    `cap_s` seconds passed: a condition, where a fixed sleep would be too short on a loaded machine. Returns
-    `SETTLE_JS`'s `{"ms", "quiet", ...}`, or `{"ms": None, "quiet": False, "error"}` when a navigation replaced the page."""
+    """Wait until `page` has been quiet for `quiet_s` seconds — no DOM mutation, no `fetch` in flight (counted when
+    the page runs `FETCH_COUNTER_JS`, e.g. through `page.add_init_script`), no busy indicator (`BUSY_SELECTOR`) —
+    or `cap_s` seconds passed: a condition, where a fixed sleep would be too short on a loaded machine. Returns
+    `SETTLE_JS`'s `{"ms", "quiet", ...}`, or `{"ms": None, "quiet": False, "error"}` when a navigation replaced
+    the page."""
     try: return page.evaluate(SETTLE_JS, [1000 * quiet_s, 1000 * cap_s, BUSY_SELECTOR])
     except Exception as e: return {"ms": None, "quiet": False, "error": type(e).__name__}
 

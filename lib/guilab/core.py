@@ -524,7 +524,7 @@ def seed_everything(seed: int) -> int:
 
 # %% ../../nbs/00_core.ipynb #2d52ce33
 def bootstrap_interval(n: int,                      # resampling units (problems, tasks); `statistic` sees their indices
-                       statistic,                   # statistic(idx) -> value; idx: int array (..., n), vectorised over leading axes
+                       statistic,                   # statistic(idx) -> value; idx: int array (..., n), vectorised
                        n_resamples: int = 2000,     # bootstrap resamples
                        level: float = 0.95,         # confidence level
                        seed: int = 0,               # resampling seed (a numpy Generator is made from it)
@@ -549,7 +549,8 @@ def bootstrap_interval(n: int,                      # resampling units (problems
     dist = np.asarray(r.bootstrap_distribution, float); dist = dist[np.isfinite(dist)]
     if dist.size == 0 or np.ptp(dist) <= 1e-12 * max(1.0, abs(value)):
         return {"value": value, "lo": value, "hi": value, "status": "degenerate"}
-    return {"value": value, "lo": float(r.confidence_interval.low), "hi": float(r.confidence_interval.high), "status": "ok"}
+    lo, hi = r.confidence_interval
+    return {"value": value, "lo": float(lo), "hi": float(hi), "status": "ok"}
 
 # %% ../../nbs/00_core.ipynb #d95445d6
 def _package_files() -> list[Path]:

@@ -415,7 +415,8 @@ def _capture_app(out: Path, app: str, seed: int, states: list[str], viewport, ds
                 st = {"state": name, "ok": False, "n_samples": 0, "image": None, "error": None}; ts = time.monotonic()
                 try:
                     run_steps(page, url, token, by_name[name]["steps"])
-                    page.mouse.move(viewport[0] - 2, viewport[1] - 2); _ms = int(spec.get("settle_ms", 600)); wait_quiet(page, _ms / 1000, _ms / 1000 + 5)
+                    page.mouse.move(viewport[0] - 2, viewport[1] - 2)
+                    _s = int(spec.get("settle_ms", 600)) / 1000; wait_quiet(page, _s, _s + 5)
                     png = page.screenshot(type="png", animations="disabled", caret="hide")
                     targets = page.evaluate(APP_EXTRACT_JS, {})
                     with Image.open(io.BytesIO(png)) as im:

@@ -128,8 +128,10 @@ def cluster_bootstrap(values: Sequence[float],    # one value per trajectory (Na
     if len(v) == 0: return {"mean": math.nan, "lo": math.nan, "hi": math.nan, "n": 0, "n_clusters": 0, "status": "empty"}
     keys, inv = np.unique(c.astype(str), return_inverse=True)
     sums = np.bincount(inv, weights=v); cnts = np.bincount(inv).astype(float)
-    r = bootstrap_interval(len(keys), lambda i: sums[i].sum(-1) / cnts[i].sum(-1), n_resamples=n_boot, level=level, seed=seed)
-    return {"mean": float(v.mean()), "n": int(len(v)), "n_clusters": int(len(keys)), "lo": r["lo"], "hi": r["hi"], "status": r["status"]}
+    r = bootstrap_interval(len(keys), lambda i: sums[i].sum(-1) / cnts[i].sum(-1), n_resamples=n_boot, level=level,
+                           seed=seed)
+    return {"mean": float(v.mean()), "n": int(len(v)), "n_clusters": int(len(keys)), "lo": r["lo"], "hi": r["hi"],
+            "status": r["status"]}
 
 # %% ../../../nbs/stability/01_analysis.ipynb #ca867cfa
 STRATIFIED = ("DR", "loop_rate", "LBR", "RSR", "ARL", "RA", "CR")

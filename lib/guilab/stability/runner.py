@@ -90,11 +90,12 @@ def run_utg(env: UTGEnv, agent: Agent, task: dict, condition: str, model: str, b
 # %% ../../../nbs/stability/06_runner.ipynb #2f4e0021
 VIDEO_MARK = (255, 0, 255)   # the sync marker's colour (RGB)
 
-VIDEO_MARK_JS = """async () => {   // the sync marker on the blank page; resolves with its wall time (ms since the epoch)
+VIDEO_MARK_JS = """async () => {   // the sync marker on the blank page; resolves with its wall time (ms, epoch)
   const d = document.documentElement, frame = () => new Promise(r => requestAnimationFrame(r));
   d.style.background = 'rgb(0, 0, 0)';
   for (let i = 0; i < 3; i++) await frame();   // black frames first, so the video starts before the marker
-  const t = await new Promise(r => requestAnimationFrame(ts => { d.style.background = 'rgb(255, 0, 255)'; r(performance.timeOrigin + ts); }));
+  const t = await new Promise(r => requestAnimationFrame(ts => {
+    d.style.background = 'rgb(255, 0, 255)'; r(performance.timeOrigin + ts); }));
   const dot = document.createElement('div'); dot.style.cssText = 'position:fixed;left:0;top:0;width:2px;height:2px';
   (document.body || d).appendChild(dot);
   for (let i = 0; i < 8; i++) { dot.style.background = i % 2 ? '#000' : '#fff'; await frame(); }   // frames keep coming
@@ -110,12 +111,14 @@ def video_frames(path: str | Path,            # a video file
     from the video's start) and mean RGB colours (0–255), arrays of shape (n,) and (n, 3). Raises `RuntimeError`
     when ffmpeg fails or its frame count and times disagree."""
     cmd = ["ffmpeg", "-v", "info", "-nostats"] + (["-t", f"{seconds:.3f}"] if seconds else []) + \
-          ["-i", str(path), "-vf", f"scale={size}:{size},showinfo", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+          ["-i", str(path), "-vf", f"scale={size}:{size},showinfo", "-fps_mode", "passthrough",
+           "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
     r = subprocess.run(cmd, capture_output=True, timeout=300)
     times = [float(x) for x in re.findall(rb"\] n:\s*\d+ pts:\s*-?\d+\s+pts_time:\s*(-?[\d.]+)", r.stderr)]
     k = 3 * size * size; n = len(r.stdout) // k
     if r.returncode != 0 or n != len(times):
-        raise RuntimeError(f"ffmpeg could not read {path} (exit {r.returncode}, {n} frames, {len(times)} times): {r.stderr[-300:]!r}")
+        raise RuntimeError(f"ffmpeg could not read {path} (exit {r.returncode}, {n} frames, {len(times)} times): "
+                           f"{r.stderr[-300:]!r}")
     return np.asarray(times, float), np.frombuffer(r.stdout[: n * k], np.uint8).reshape(n, size * size, 3).mean(1)
 
 def marker_onset(path: str | Path, colour=VIDEO_MARK, tol: float = 60, seconds: float = 60.0) -> float | None:
@@ -194,7 +197,8 @@ def run_online(app,                      # a started stability.explore.JupyterLa
         post = shots / f"step_{t + 1:02d}_post.png"; app.screenshot(post); t_post = time.time()
         v = align(obs, G); sts.append(v); acts.append(a)
         steps.append({"t": t + 1, "action": a, "pre": str(pre.relative_to(out)), "post": str(post.relative_to(out)),
-                      "t_pre": t_pre, "t_act": t_act, "t_post": t_post, "state": v, "signature": obs["id"], **({"error": err} if err else {})})
+                      "t_pre": t_pre, "t_act": t_act, "t_post": t_post, "state": v, "signature": obs["id"],
+                      **({"error": err} if err else {})})
     t_end = time.time()
     video = app.close_context(); t_closed = time.time()
     missing = []

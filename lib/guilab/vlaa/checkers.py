@@ -144,8 +144,9 @@ def evaluate(task: dict,          # a task record
     funcs = ev["func"] if isinstance(ev["func"], list) else [ev["func"]]
     if funcs == ["infeasible"]: return {"success": ended_by == "fail", "parts": [ended_by == "fail"], "error": None}
     if ended_by == "fail": return {"success": False, "parts": [], "error": None}
-    if run_postconfig and ev.get("postconfig") and hasattr(env, "settle"):   # quiet longer than the 500 ms save debounce
-        quiet = max([1.0] + [float(st.get("parameters", {}).get("seconds", 1)) for st in ev["postconfig"] if st.get("type") == "sleep"])
+    if run_postconfig and ev.get("postconfig") and hasattr(env, "settle"):   # quiet longer than the save debounce
+        quiet = max([1.0] + [float(st.get("parameters", {}).get("seconds", 1))
+                             for st in ev["postconfig"] if st.get("type") == "sleep"])
         env.settle(quiet_s=quiet, cap_s=10.0 + quiet)
     results = ev["result"] if isinstance(ev["func"], list) else [ev["result"]]
     expected = ev["expected"] if isinstance(ev["func"], list) else [ev["expected"]]
@@ -173,7 +174,8 @@ def lint_task(task: dict, env,
     with (contextlib.nullcontext(missing) if missing is not None else missing_evidence_env()) as m:
         rm = evaluate(task, m, "done", run_postconfig=False)
     return {"id": task["id"], "ok": not r["success"] and r["error"] is None and not rm["success"],
-            "checker_at_start": r["success"], "error": r["error"], "checker_on_missing": rm["success"], "error_on_missing": rm["error"]}
+            "checker_at_start": r["success"], "error": r["error"],
+            "checker_on_missing": rm["success"], "error_on_missing": rm["error"]}
 
 # %% ../../../nbs/vlaa/00_checkers.ipynb #3293e502
 _MISSING_ANSWERS = {"/lab/api/workspaces": {"workspaces": {"ids": [], "values": []}}}   # no saved workspace
@@ -196,5 +198,6 @@ def missing_evidence_env():
     th = threading.Thread(target=srv.serve_forever, daemon=True); th.start()
     with tempfile.TemporaryDirectory(prefix="guilab-missing-") as root:
         try:
-            yield type("MissingEvidence", (), {"url": f"http://127.0.0.1:{srv.server_address[1]}/", "token": "missing", "root": root})()
+            url = f"http://127.0.0.1:{srv.server_address[1]}/"
+            yield type("MissingEvidence", (), {"url": url, "token": "missing", "root": root})()
         finally: srv.shutdown(); srv.server_close(); th.join(5)
