@@ -11,8 +11,9 @@ import yaml
 from ..core import redact as core_redact
 
 # %% auto #0
-__all__ = ['REGISTRY', 'Policy', 'Agent', 'invalid', 'run_episode', 'RegistryError', 'EntryPoint', 'register', 'registered',
-           'resolve', 'load', 'redact', 'parse_options', 'check_options', 'options_of', 'agent_help', 'spec', 'make']
+__all__ = ['PRIVILEGED', 'REGISTRY', 'Policy', 'AgentError', 'Agent', 'invalid', 'public_info', 'agent_is_privileged',
+           'run_episode', 'RegistryError', 'EntryPoint', 'register', 'registered', 'resolve', 'load', 'redact',
+           'parse_options', 'check_options', 'options_of', 'agent_help', 'spec', 'make']
 
 # %% ../../../nbs/agents/00_base.ipynb #b7458373
 class Policy:
@@ -22,12 +23,24 @@ class Policy:
         raise NotImplementedError(f"{type(self).__name__} must implement act(messages, tools=None)")
     def __call__(self, messages, tools=None) -> str: return self.act(messages, tools)
 
+PRIVILEGED = "privileged"
+"The key of an env's `info` (at reset) that holds what only scoring and oracles may read (DESIGN §8)."
+
+class AgentError(RuntimeError):
+    """An agent or the model behind it failed (an endpoint unreachable, a model folder missing): not a reply that
+    did not parse. The harness records the episode as an error and never scores it (DESIGN §3)."""
+
 class Agent:
-    """Observation → action. `reset(obs, info)` starts an episode (the task is in `info` or `obs`),
-    `act(obs)` returns a GUI action dict (DESIGN §2, pixel coordinates are screenshot pixels), an
-    `invalid(...)` record for a reply that could not be parsed, or `None` to stop. `format_errors` counts
-    unparseable replies over the agent's life."""
+    """Observation → action. `reset(obs, info)` starts an episode, `act(obs)` returns a GUI action dict (DESIGN §2,
+    pixel coordinates are screenshot pixels), an `invalid(...)` record for a reply that could not be parsed, or
+    `None` to stop. `format_errors` counts unparseable replies over the agent's life.
+
+    Capabilities are attributes with defaults, read by the harness (no `hasattr` probes): `privileged` — the agent
+    is an oracle that reads the reference through `info[PRIVILEGED]` at reset (DESIGN §8: every other agent gets
+    `info` without it, and tables label privileged rows); `needs_screenshot` — render screenshots into observations."""
     format_errors: int = 0
+    privileged: bool = False
+    needs_screenshot: bool = True
     def reset(self, obs: Any = None, info: dict | None = None) -> None:
         "Start a new episode (default: nothing to forget)."
     def act(self, obs: Any) -> dict | None:
@@ -53,6 +66,14 @@ def _jsonable(v):
 
 def _keep(x) -> bool: return not (hasattr(x, "shape") and getattr(x, "ndim", 0) >= 1) and type(x).__name__ not in ("Image",)
 
+def public_info(info: dict | None) -> dict:
+    "`info` without its privileged part (`info[PRIVILEGED]`): what a non-oracle agent may read at reset (DESIGN §8)."
+    return {k: v for k, v in (info or {}).items() if k != PRIVILEGED}
+
+def agent_is_privileged(agent) -> bool:
+    "The agent's `privileged` attribute (False for plain objects with only `act`)."
+    return bool(getattr(agent, "privileged", False))
+
 def run_episode(env,                      # a Gymnasium env (reset/step with terminated/truncated)
                 agent: Agent,             # the agent (reset(obs, info), act(obs))
                 options: dict | None = None,   # passed to env.reset (e.g. {"task": ...} or {"problem": ...})
@@ -65,7 +86,7 @@ def run_episode(env,                      # a Gymnasium env (reset/step with ter
     "format_errors", "env_errors", "reset_info"}`; `info` values are made JSON-safe (arrays dropped)."""
     if max_steps is not None and max_steps < 0: raise ValueError(f"max_steps must be >= 0, got {max_steps}")
     obs, info = env.reset(seed=seed, options=options)
-    agent.reset(obs, info)
+    agent.reset(obs, info if agent_is_privileged(agent) else public_info(info))
     steps, total, term, trunc, stopped, n_bad, n_env = [], 0.0, False, False, False, 0, 0
     while not (term or trunc):
         if max_steps is not None and len(steps) >= max_steps: trunc = True; break
@@ -81,6 +102,7 @@ def run_episode(env,                      # a Gymnasium env (reset/step with ter
                 obs, r, term, trunc, info = env.step(a)
                 total += float(r)
                 rec.update(reward=float(r), terminated=bool(term), truncated=bool(trunc), info=_jsonable(info))
+                if not bad and info.get("format_error"): n_bad += 1   # a reply the env's own protocol could not parse
             except ValueError as e:
                 n_env += 1
                 rec["env_error"] = str(e)
