@@ -41,3 +41,4 @@ register("stability/random", "guilab.stability.policies:RandomAgent", "a uniform
 register("stability/lexical", "guilab.stability.policies:LexicalAgent", "text-only instruction follower (quoted controls in order / word overlap)")
 register("stability/endpoint", "guilab.stability.policies:endpoint_agent", "screenshot-only model over an OpenAI-compatible endpoint (base_url, model)")
 register("stability/tiny", "guilab.stability.policies:tiny_agent", "screenshot-only local transformers model (model_dir), greedy")
+register("probe/leak", "guilab.agents.probe:LeakProbe", "DESIGN §8 leak probe: copies every coordinate and label of its observation (must score at chance)")
