@@ -12,8 +12,8 @@ from typing import Any, Callable, Iterable
 
 from .core import (JsonlWriter, read_jsonl, write_jsonl, atomic_write, derive_seed, cache_key, make_manifest,
                          write_manifest, parse_shard, shard_tag, take_shard, interleave_shards, find_shards, redact)
-from .agents.base import (Agent, AgentError, RegistryError, EntryPoint, make, resolve, load, spec as agent_spec,
-                                options_of, registered, parse_options, run_episode)
+from .agents.base import (Agent, AgentError, RegistryError, EntryPoint, make, resolve, load, check_options,
+                                parse_options, run_episode)
 
 # %% auto #0
 __all__ = ['BENCHMARKS', 'FORMAT_WARN_SHARE', 'Benchmark', 'register_benchmark', 'make_benchmark', 'agent_factory',
@@ -115,6 +115,7 @@ def agent_factory(agent,                     # an Agent, a registered name, "pac
         try: takes_seed = "seed" in inspect.signature(fn).parameters
         except (TypeError, ValueError): takes_seed = False
         if seed is not None and takes_seed and "seed" not in opts: opts["seed"] = int(seed)
+        check_options(fn, opts, ep.name)   # now, not in a worker thread: a wrong option is one line before anything runs
         name = agent if ("/" in agent or ":" in agent or not namespace) else f"{namespace}/{agent}"
         sp = {"name": ep.name, "entry_point": ep.entry_point, "options": redact(opts)}
         return (lambda: make(name, **opts)), sp
@@ -248,6 +249,7 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
     build, spec = agent_factory(agent, bm.namespace, agent_options, seed)
     if int(workers) > 1 and (isinstance(agent, Agent) or (hasattr(agent, "act") and not isinstance(agent, (str, dict, type)))):
         raise ValueError("workers > 1 needs an agent name or factory (one agent per worker), not an agent object")
+    first = build()   # built before anything is written: a wrong option or model folder fails here, in one line
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     f = _files(out, (i, n))
     run_settings = {"benchmark": bm.name, "settings": bm.describe(), "agent": spec, "seed": int(seed), "limit": limit,
@@ -262,10 +264,11 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
     bar = tqdm(total=len(mine), initial=len(mine) - len(todo), desc=f"{bm.name} {spec['name']}" + (f" {i}/{n}" if n > 1 else ""),
                unit=getattr(bm, "unit", "task"), disable=not progress)
     lock, queue, errs, stop = threading.Lock(), list(todo), [], {"reason": None, "streak": 0}
-    def work(_k):
-        env, ag = None, None
+    n_work = min(int(workers), len(todo))
+    agents = [first] + [build() for _ in range(n_work - 1)]   # here, not in a thread
+    def work(k):
+        env, ag = None, agents[k]
         try:
-            ag = build()
             ctx = ag.worker() if callable(getattr(ag, "worker", None)) else None
             if ctx is not None: ctx.__enter__()
             try:
@@ -284,7 +287,7 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
                         bar.update(1)
             finally:
                 if ctx is not None: ctx.__exit__(None, None, None)
-        except Exception as e:   # the env or the agent could not even be built: every task of this worker is an error
+        except Exception as e:   # the env could not even be built: the run stops, its tasks are not run
             with lock:
                 stop["reason"] = stop["reason"] or f"stopped: {_one_line(e)}"
         finally:
@@ -296,7 +299,7 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
         if todo:
             if int(workers) == 1: work(0)
             else:
-                ths = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(min(int(workers), len(todo)))]
+                ths = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(n_work)]
                 for t in ths: t.start()
                 for t in ths: t.join()
     bar.close()
@@ -306,7 +309,8 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
     summ = summarize(bm, {**run_settings, "shard": [i, n]}, recs, len(mine), stop["reason"], time.perf_counter() - t0)
     atomic_write(f["summary"], json.dumps(summ, indent=2, default=str) + "\n")
     write_manifest(f["manifest"], make_manifest(params=run_settings, outputs=[f["episodes"], f["summary"]], seeds={"seed": int(seed)}, root=out))
-    for wline in summ["warnings"]: print(f"warning: {wline}", file=sys.stderr)
+    for wline in summ["warnings"][:1] if summ["format_error_rate"] and summ["format_error_rate"] > FORMAT_WARN_SHARE else []:
+        print(f"warning: {wline}", file=sys.stderr)   # errors are said once, by EvaluationError (the CLI's one line)
     if raise_on_error and (summ["n_error"] or stop["reason"]):
         raise EvaluationError(f"{bm.name}: {summ['n_error']} of {len(mine)} episodes failed with errors (not scored)"
                               + (f", {summ['n_not_run']} not run" if summ["n_not_run"] else "")
@@ -377,6 +381,8 @@ def _cmd_eval(a) -> int:
                      agent_options=parse_options(a.option), seed=a.seed, workers=a.workers, progress=not a.quiet)
     except EvaluationError as e:
         print(f"guilab eval: {e}", file=sys.stderr); return 1
+    except RuntimeError as e:   # the agent could not be built (a model folder, an endpoint that refuses): one line
+        print(f"guilab eval: error: {' '.join(str(e).split())[:500]}", file=sys.stderr); return 2
     print(json.dumps({k: s[k] for k in ("benchmark", "agent", "n_tasks", "n_ok", "format_errors", "n_actions", "metrics")},
                      indent=2, default=str))
     print(f"episodes: {Path(a.out) / ('episodes.jsonl' if not a.shard or parse_shard(a.shard)[1] == 1 else 'episodes-' + shard_tag(a.shard) + '.jsonl')}")

@@ -45,6 +45,9 @@ class Agent:
         "Start a new episode (default: nothing to forget)."
     def act(self, obs: Any) -> dict | None:
         raise NotImplementedError(f"{type(self).__name__} must implement act(obs)")
+    def describe(self) -> dict:
+        "What an evaluation records about this agent beyond its spec (e.g. PAGER's planner, executor, policy); default: nothing."
+        return {}
     def close(self) -> None:
         "Free resources (servers, browsers); default: nothing."
 
