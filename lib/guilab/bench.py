@@ -6,7 +6,7 @@ manifest, format-error counting and the one result shape."""
 
 # %% ../../nbs/bench/00_bench.ipynb #0c36254d
 from __future__ import annotations
-import dataclasses, difflib, json, math, os, sys, threading, time, traceback
+import dataclasses, difflib, json, math, os, re, sys, threading, time, traceback
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -49,7 +49,7 @@ class Benchmark:
         "The seed of one episode: a function of the run's seed and the task id only (a resumed run draws what one run does)."
         return derive_seed(seed, self.name, self.task_id(task))
     def schedule(self, tasks: list) -> list:
-        "The order in which workers take tasks (default: as listed; results are kept in task order whatever this is)."
+        "The order in which parallel workers take tasks (default: as listed; one worker always keeps the task order, and results are kept in task order)."
         return tasks
     def make_env(self): raise NotImplementedError(f"{type(self).__name__} must implement make_env()")
     def close_env(self, env) -> None:
@@ -140,17 +140,17 @@ def settings_diff(old: dict, new: dict) -> list[str]:
 def check_run_settings(path: str | os.PathLike,   # the run file (DIR/run.json or DIR/run-k-of-n.json)
                        settings: dict,            # this run's settings
                       ) -> None:
-    """Write `settings` to `path` when it is new; else raise `ValueError` when they differ from the stored ones,
-    naming the differing keys (e.g. `agent.name`, `settings.tools`)."""
+    """Raise `ValueError` when any run file of the folder (`run.json`, `run-k-of-n.json`: its other shards too) holds
+    other settings, naming the differing keys (e.g. `agent.name`, `settings.tools`, `shard_count`); then write
+    `settings` to `path` when it is new."""
     path = Path(path)
-    if path.exists():
-        old = json.loads(path.read_text())
-        diff = settings_diff(old, settings)
+    for f in sorted(path.parent.glob("run*.json")):
+        if not re.fullmatch(r"run(-\d+-of-\d+)?\.json", f.name): continue
+        diff = settings_diff(json.loads(f.read_text()), settings)
         if diff:
             raise ValueError(f"{path.parent} holds a run with other settings (differs in {', '.join(diff[:8])}"
                              f"{', …' if len(diff) > 8 else ''}): give another output folder, or delete it to start over")
-        return
-    atomic_write(path, json.dumps(settings, indent=2, sort_keys=True) + "\n")
+    if not path.exists(): atomic_write(path, json.dumps(settings, indent=2, sort_keys=True) + "\n")
 
 # %% ../../nbs/bench/00_bench.ipynb #186bf918
 class EvaluationError(RuntimeError):
@@ -259,7 +259,8 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
     prev = [r for r in (read_jsonl(f["episodes"]) if f["episodes"].exists() else []) if r.get("status") == "ok"]
     if f["episodes"].exists(): write_jsonl(f["episodes"], prev)          # errors are retried: only ok episodes are kept
     done = {r["id"] for r in prev}
-    todo = bm.schedule([t for t in mine if bm.task_id(t) not in done])
+    todo = [t for t in mine if bm.task_id(t) not in done]
+    if int(workers) > 1: todo = bm.schedule(todo)   # one worker keeps the task order (agents may depend on it)
     from tqdm.auto import tqdm
     bar = tqdm(total=len(mine), initial=len(mine) - len(todo), desc=f"{bm.name} {spec['name']}" + (f" {i}/{n}" if n > 1 else ""),
                unit=getattr(bm, "unit", "task"), disable=not progress)
@@ -342,7 +343,7 @@ def merge(out: str | os.PathLike,            # the run folder holding the shards
     recs = interleave_shards(parts, sets[0]["n_total"])
     if [r["id"] for r in recs] != sets[0]["task_ids"]: raise ValueError(f"{out}: the shards' episodes are not the run's tasks")
     bm = benchmark or (make_benchmark(sets[0]["benchmark"], **_undescribe(sets[0]["settings"])) if sets[0]["benchmark"] in BENCHMARKS else None)
-    run = {**sets[0], "shard_count": 1}
+    run = sets[0]   # the merged run: its shard count stays n, so a shard (or another run) added later is checked against it
     atomic_write(out / "run.json", json.dumps(run, indent=2, sort_keys=True) + "\n")
     write_jsonl(out / "episodes.jsonl", recs)
     if bm is None: raise ValueError(f"benchmark {sets[0]['benchmark']!r} is not registered: cannot aggregate the merged run")
