@@ -33,6 +33,10 @@ def test_every_repro_notebook_has_a_parameters_cell_that_survives_nbdev_clean():
         src = next("".join(c["source"]) for c in nb["cells"] if "parameters" in c["metadata"].get("tags", []))
         for var in ("params", "out_dir", "overrides"):
             assert f"{var} =" in src, (name, var)
+        # relative paths resolve from the repo root in JupyterLab too (its kernel starts in nbs/repro): the working
+        # directory is set before the params are read (tests/test_repro_jupyterlab.py runs one notebook that way)
+        code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+        assert "chdir_project_root()" in code and code.index("chdir_project_root()") < code.index("load_params(params"), name
 
 
 def test_library_modules_are_exported_notebooks():
