@@ -737,6 +737,7 @@ def check_param_value(key: str,                 # the dotted params key, for the
     kinds = set(kinds); ok = set(kinds); k = _kind(value)
     if not kinds - {"null"}: return value                       # null (or unknown) in every file: any value
     if open_section:
+        if kinds & {"str", "list", "mapping"}: return value     # the config's field type decides (report_to: str or list)
         ok.add("null")
         if ok & {"int", "float"}: ok |= {"int", "float"}
     if k in ok | ({"int"} if "float" in ok else set()):         # an int is a float with nothing after the point
