@@ -51,7 +51,8 @@ def example(key: str, pattern: str) -> str:
 
 def guilab(*args, timeout=600, cwd=ROOT):
     r = subprocess.run([GUILAB, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    assert r.returncode == 0, f"guilab {' '.join(map(str, args))}: exit {r.returncode}\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
+    assert r.returncode == 0, (f"guilab {' '.join(map(str, args))}: exit {r.returncode}\n"
+                               f"{r.stdout[-2000:]}\n{r.stderr[-3000:]}")
     return r
 
 
@@ -65,12 +66,14 @@ def test_every_help_example_is_run():
 
 def test_reproduce_set_example(tmp_path):
     ex = example("guilab reproduce --set", r"--set seed=1 \S+=\S+")       # --set seed=1 page_eval.limit=20
-    guilab("reproduce", "--params", "params/smoke.yaml", "--only", "00_reported", "--out", tmp_path, "--quiet", *ex.split())
+    guilab("reproduce", "--params", "params/smoke.yaml", "--only", "00_reported", "--out", tmp_path, "--quiet",
+           *ex.split())
     man = json.loads((tmp_path / "manifest.json").read_text())
     key, value = ex.split()[-1].split("=")
     got = man["params"]
     for k in key.split("."): got = got[k]
-    assert man["params"]["seed"] == 1 and str(got) == value and man["notebooks"]["00_reported"]["status"] == "ok", man["notebooks"]
+    assert man["params"]["seed"] == 1 and str(got) == value, man["params"]
+    assert man["notebooks"]["00_reported"]["status"] == "ok", man["notebooks"]
 
 
 def test_pagebench_shard_merge_and_option_examples(tmp_path):
@@ -80,11 +83,13 @@ def test_pagebench_shard_merge_and_option_examples(tmp_path):
     opt = example("guilab pagebench eval --option", r"--option sigma=4 seed=1")
     pb, ev = tmp_path / "pb", tmp_path / "eval.json"
     for k in (0, 1):
-        guilab("pagebench", "build", "--problems", "euclid", "--limit", 4, "--no-screenshots", "--quiet", "--out", pb, "--shard", f"{k}/2")
+        guilab("pagebench", "build", "--problems", "euclid", "--limit", 4, "--no-screenshots", "--quiet", "--out", pb,
+               "--shard", f"{k}/2")
     guilab(*merge.replace("OUT", str(pb)).split()[1:])
     assert len((pb / "trajectories.jsonl").read_text().splitlines()) == 4
     for k in (0, 1):
-        guilab("pagebench", "eval", "--data", pb, "--agent", "noisy_oracle", "--out", ev, "--shard", f"{k}/2", "--quiet", *opt.split())
+        guilab("pagebench", "eval", "--data", pb, "--agent", "noisy_oracle", "--out", ev, "--shard", f"{k}/2",
+               "--quiet", *opt.split())
     r = guilab(*merge.replace("OUT", str(ev)).split()[1:])
     res = json.loads(ev.read_text())
     assert "merged pagebench eval" in r.stdout and res["metrics"]["problems"] >= 1
@@ -96,13 +101,16 @@ def test_pagebench_endpoint_example(tmp_path):
     serve` (its URL for the example's, its folder for the checkpoint); the evaluation records the endpoint."""
     from guilab.agents.policies import serve_transformers
     from guilab.agents.tiny import build_tiny_vlm
-    ex = example("guilab pagebench eval --option", r"--option policy=http://127\.0\.0\.1:8000/v1 model=/path/to/checkpoint")
+    ex = example("guilab pagebench eval --option",
+                 r"--option policy=http://127\.0\.0\.1:8000/v1 model=/path/to/checkpoint")
     ckpt = build_tiny_vlm(tmp_path / "tiny", loc_bins=32, seed=0)
-    guilab("pagebench", "build", "--problems", "euclid", "--limit", 1, "--no-screenshots", "--quiet", "--out", tmp_path / "pb")
+    guilab("pagebench", "build", "--problems", "euclid", "--limit", 1, "--no-screenshots", "--quiet",
+           "--out", tmp_path / "pb")
     with serve_transformers(ckpt) as url:
         args = ex.replace("http://127.0.0.1:8000/v1", url).replace("/path/to/checkpoint", str(ckpt)).split()
         guilab("pagebench", "eval", "--data", tmp_path / "pb", "--agent", "pager", "--limit", 1,
-               "--out", tmp_path / "served.json", "--quiet", *args, "max_tokens=8", timeout=300)   # untrained: short replies
+               "--out", tmp_path / "served.json", "--quiet", *args, "max_tokens=8",   # untrained: short replies
+               timeout=300)
     res = json.loads((tmp_path / "served.json").read_text())
     assert res["agent_spec"]["options"] == {"policy": url, "model": str(ckpt), "max_tokens": 8}, res["agent_spec"]
     assert res["agent_info"]["policy"]["backend"] == "OpenAIChatPolicy" and res["metrics"]["problems"] == 1
@@ -119,13 +127,15 @@ def test_grounding_option_and_agent_help_examples(tmp_path):
     samples, images = synthetic_gui(4, size=(640, 360))
     for name, im in images.items(): im.save(tmp_path / name)
     (tmp_path / "data.jsonl").write_text("".join(json.dumps(s.to_dict()) + "\n" for s in samples))
-    guilab("grounding", "eval", "--data", tmp_path / "data.jsonl", "--agent", "oracle", "--out", tmp_path / "res", "--quiet", *opt.split())
+    guilab("grounding", "eval", "--data", tmp_path / "data.jsonl", "--agent", "oracle", "--out", tmp_path / "res",
+           "--quiet", *opt.split())
     recs = [json.loads(l) for l in (tmp_path / "res").glob("results-*.jsonl").__next__().read_text().splitlines()]
     assert len(recs) == 4 and all(r["n_crops"] == 1 for r in recs), recs[:1]
 
 
 def test_train_config_examples():
-    "`--config` names params files, e.g. params/default.yaml or params/full.yaml: each exists and loads with a train section."
+    """`--config` names params files, e.g. params/default.yaml or params/full.yaml: each exists and loads with a
+    train section."""
     from guilab.core import load_params
     for c in TRAIN:
         files = re.findall(r"params/\w+\.yaml", example(f"guilab train {c} --config", r"e\.g\. .*"))
@@ -134,8 +144,8 @@ def test_train_config_examples():
 
 
 # the example among settings that keep a training run to seconds (a 3-problem build, 8 examples, 224 px, no warm-up)
-SMALL = ["train.data.problems=[generated:3:0]", "train.model.image_size=224", "train.model.loc_bins=32", "train.copy_warmup=null",
-         "train.sft.max_examples=8", "train.sft.per_device_train_batch_size=4"]
+SMALL = ["train.data.problems=[generated:3:0]", "train.model.image_size=224", "train.model.loc_bins=32",
+         "train.copy_warmup=null", "train.sft.max_examples=8", "train.sft.per_device_train_batch_size=4"]
 
 
 @pytest.fixture(scope="module")
@@ -147,9 +157,10 @@ def train_runs(tmp_path_factory):
 def test_train_set_example(command, train_runs):
     ex = example(f"guilab train {command} --set", r"train\.\S+=\S+")    # train.sft.max_steps=10
     extra = ["--variants", "full"] if command == "grpo" else []
-    r = guilab("train", command, "--config", "params/smoke.yaml", "--quiet", *extra, "--set", ex, f"train.runs_dir={train_runs}", *SMALL,
-               timeout=900)
+    r = guilab("train", command, "--config", "params/smoke.yaml", "--quiet", *extra,
+               "--set", ex, f"train.runs_dir={train_runs}", *SMALL, timeout=900)
     if command != "grpo-zoom":   # the SFT stage ran (or was reused) with the example's steps
         sft = Path(r.stdout.split("sft: ")[1].split()[0])
         key, value = ex.split("=")
-        assert key == "train.sft.max_steps" and json.loads((sft / "guilab_train.json").read_text())["steps"] == int(value)
+        assert key == "train.sft.max_steps"
+        assert json.loads((sft / "guilab_train.json").read_text())["steps"] == int(value)

@@ -36,7 +36,8 @@ def test_every_repro_notebook_has_a_parameters_cell_that_survives_nbdev_clean():
         # relative paths resolve from the repo root in JupyterLab too (its kernel starts in nbs/repro): the working
         # directory is set before the params are read (tests/test_repro_jupyterlab.py runs one notebook that way)
         code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
-        assert "chdir_project_root()" in code and code.index("chdir_project_root()") < code.index("load_params(params"), name
+        assert "chdir_project_root()" in code, name
+        assert code.index("chdir_project_root()") < code.index("load_params(params"), name
 
 
 def test_library_modules_are_exported_notebooks():
@@ -76,13 +77,15 @@ def test_every_imported_package_is_declared():
     from importlib.metadata import packages_distributions
     cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     norm = lambda s: re.sub(r"[-_.]+", "-", s).lower()
-    declared = {norm(re.split(r"[<>=\[ ;]", s)[0]) for s in cfg["dependencies"] + sum(cfg["optional-dependencies"].values(), [])}
+    specs = cfg["dependencies"] + sum(cfg["optional-dependencies"].values(), [])
+    declared = {norm(re.split(r"[<>=\[ ;]", s)[0]) for s in specs}
     dists = packages_distributions()
     missing = {}
     for f in sorted((ROOT / "lib" / "guilab").rglob("*.py")):
         for node in ast.walk(ast.parse(f.read_text())):
             if isinstance(node, ast.Import): names = [a.name.split(".")[0] for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module: names = [node.module.split(".")[0]]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module.split(".")[0]]
             else: continue
             for n in names:
                 if n in sys.stdlib_module_names or n in ("guilab", "torch"): continue

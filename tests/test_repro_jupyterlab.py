@@ -12,13 +12,14 @@ NOTEBOOK = "nbs/repro/00_reported.ipynb"   # the fastest reproduction notebook (
 
 
 def _rest(url, token, path, method="GET", body=None):
-    req = urllib.request.Request(url.rstrip("/") + path, method=method, data=None if body is None else json.dumps(body).encode(),
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url.rstrip("/") + path, method=method, data=data,
                                  headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=60) as r: return json.loads(r.read() or b"null")
 
 
 def _execute(ws, session: str, code: str, timeout: float = 600) -> dict:
-    "Run `code` in the kernel behind websocket `ws`; returns {'status', 'stdout', 'error'} once the kernel is idle again."
+    "Run `code` in the kernel behind websocket `ws`; {'status', 'stdout', 'error'} once the kernel is idle again."
     mid = uuid.uuid4().hex
     ws.send(json.dumps({"header": {"msg_id": mid, "username": "test", "session": session, "msg_type": "execute_request",
                                    "version": "5.3"},
@@ -46,7 +47,7 @@ def test_repro_notebook_runs_in_jupyterlab_from_its_own_folder():
     try:
         with start_jupyterlab(root_dir=ROOT) as (url, token, proc):
             nb = _rest(url, token, f"/api/contents/{NOTEBOOK}")["content"]             # as JupyterLab opens it
-            s = _rest(url, token, "/api/sessions", "POST", {"path": NOTEBOOK, "type": "notebook", "name": Path(NOTEBOOK).name,
+            s = _rest(url, token, "/api/sessions", "POST", {"path": NOTEBOOK, "type": "notebook", "name": "00_reported",
                                                              "kernel": {"name": "python3"}})
             ws = websocket.create_connection(f"{url.replace('http', 'ws', 1)}api/kernels/{s['kernel']['id']}/channels",
                                              header=[f"Authorization: token {token}"], timeout=600)
@@ -62,7 +63,8 @@ def test_repro_notebook_runs_in_jupyterlab_from_its_own_folder():
                     assert r["status"] == "ok", f"cell {ran} failed:\n{cell['source'][:400]}\n{r['error'][-3000:]}"
                     ran += 1
                     if "parameters" in cell["metadata"].get("tags", []):      # the user's edit, as papermill injects it
-                        r = _execute(ws, s["id"], f'params = "params/smoke.yaml"\nout_dir = "{rel_out}"\noverrides = "seed=1"')
+                        edit = f'params = "params/smoke.yaml"\nout_dir = "{rel_out}"\noverrides = "seed=1"'
+                        r = _execute(ws, s["id"], edit)
                         assert r["status"] == "ok", r
                 check = _execute(ws, s["id"], "import os; print(os.getcwd()); print(P['scale'], P['seed'])")
             finally:
@@ -71,7 +73,8 @@ def test_repro_notebook_runs_in_jupyterlab_from_its_own_folder():
         out = ROOT / rel_out
         assert (out / "reported" / "pager.md").is_file() and "4906" in (out / "reported" / "pager.csv").read_text()
         assert not (ROOT / "nbs" / "repro" / "runs").exists() and not (ROOT / "nbs" / "repro" / "params").exists()
-        print(f"JupyterLab run of {NOTEBOOK} at smoke scale: {ran} cells, {time.monotonic() - t0:.1f} s with the server's start")
+        print(f"JupyterLab run of {NOTEBOOK} at smoke scale: {ran} cells, "
+              f"{time.monotonic() - t0:.1f} s with the server's start")
     finally:
         shutil.rmtree(ROOT / rel_out, ignore_errors=True)
 
@@ -81,12 +84,13 @@ def test_papermill_from_the_notebook_folder_with_a_string_override(tmp_path):
     a string (it failed with "override 's' is not key=value") and the kernel starts in `nbs/repro` too."""
     papermill = str(Path(sys.executable).with_name("papermill"))
     out = tmp_path / "figures"
-    r = subprocess.run([papermill, "00_reported.ipynb", str(tmp_path / "executed.ipynb"), "-p", "params", "params/smoke.yaml",
-                        "-p", "out_dir", str(out), "-p", "overrides", "seed=1", "-k", "python3", "--no-progress-bar"],
-                       cwd=ROOT / "nbs" / "repro", capture_output=True, text=True, timeout=600)
+    def run(name, override):
+        return subprocess.run([papermill, "00_reported.ipynb", str(tmp_path / name), "-p", "params",
+                               "params/smoke.yaml", "-p", "out_dir", str(out), "-p", "overrides", override,
+                               "-k", "python3", "--no-progress-bar"],
+                              cwd=ROOT / "nbs" / "repro", capture_output=True, text=True, timeout=600)
+    r = run("executed.ipynb", "seed=1")
     assert r.returncode == 0, r.stderr[-3000:]
     assert (out / "reported" / "pager.md").is_file()
-    r = subprocess.run([papermill, "00_reported.ipynb", str(tmp_path / "bad.ipynb"), "-p", "params", "params/smoke.yaml",
-                        "-p", "out_dir", str(out), "-p", "overrides", "seed=abc", "-k", "python3", "--no-progress-bar"],
-                       cwd=ROOT / "nbs" / "repro", capture_output=True, text=True, timeout=600)
+    r = run("bad.ipynb", "seed=abc")
     assert r.returncode != 0 and "seed: expected int, got 'abc'" in r.stderr + r.stdout, r.stderr[-3000:]

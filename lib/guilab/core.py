@@ -602,20 +602,23 @@ _Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^(?:[-
                                     list("-+0123456789"))
 _Yaml12Loader.add_implicit_resolver(   # after int: "10" matches both
     "tag:yaml.org,2002:float",
-    re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+               r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
     list("-+0123456789."))
 
 def _scalar_of(kind: str, parse):
     def construct(loader, node):
         s = loader.construct_scalar(node)
         try: return parse(s)
-        except ValueError: raise yaml.constructor.ConstructorError(None, None, f"{s!r} is not {kind}", node.start_mark) from None
+        except ValueError:
+            raise yaml.constructor.ConstructorError(None, None, f"{s!r} is not {kind}", node.start_mark) from None
     return construct
 
-_Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _scalar_of("an int", lambda s: int(s[2:], 16) if s[:2] == "0x"
-                                                                    else int(s[2:], 8) if s[:2] == "0o" else int(s, 10)))
-_Yaml12Loader.add_constructor("tag:yaml.org,2002:float", _scalar_of("a float", lambda s: float(s.replace(".inf", "inf")
-    .replace(".Inf", "inf").replace(".INF", "inf").replace(".nan", "nan").replace(".NaN", "nan").replace(".NAN", "nan"))))
+def _int12(s: str) -> int: return int(s[2:], 16) if s[:2] == "0x" else int(s[2:], 8) if s[:2] == "0o" else int(s, 10)
+def _float12(s: str) -> float: return float(re.sub(r"\.(inf|Inf|INF|nan|NaN|NAN)$", lambda m: m[1].lower(), s))
+
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _scalar_of("an int", _int12))
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:float", _scalar_of("a float", _float12))
 
 def yaml_load(text: str):
     """Parse YAML `text` with the YAML 1.2 core schema's plain scalars: `5e-2` is the float 0.05 (YAML 1.1: a
@@ -627,7 +630,8 @@ def yaml_load(text: str):
 
 # %% ../../nbs/00_core.ipynb #4ce3311b
 class ParamsError(ValueError):
-    "A params file is missing, malformed or includes itself, or an override is malformed, names an unknown key or has the wrong type."
+    """A params file is missing, malformed or includes itself, or an override is malformed, names an unknown key or
+    has the wrong type."""
 
 OPEN_SECTIONS = ("train.sft", "train.grpo", "train.model", "train.grpo_zoom", "train.zoom_data", "models.endpoints")
 "Params sections passed whole to a library config: `--set` may add keys there (their consumer checks them)."
@@ -689,7 +693,8 @@ def check_override_key(d: dict, key: str, open_sections: Iterable[str] = OPEN_SE
         raise ParamsError(f"unknown params key {key!r}" + (f"; did you mean {near!r}?" if near else "; no similar key exists"))
 
 def parse_override(o: str) -> tuple[str, Any]:
-    "`'a.b=value'` -> `('a.b', value parsed as YAML 1.2)`; raises `ParamsError` for text without `=` or a bad YAML value."
+    """`'a.b=value'` -> `('a.b', value parsed as YAML 1.2)`; raises `ParamsError` for text without `=` or a bad YAML
+    value."""
     if "=" not in o: raise ParamsError(f"override {o!r} is not key=value")
     k, v = o.split("=", 1)
     if not k.strip(): raise ParamsError(f"override {o!r} has no key")
@@ -701,7 +706,8 @@ def parse_override(o: str) -> tuple[str, Any]:
 def _kind(v) -> str:
     "The YAML kind of a params value: null, bool, int, float, str, list, mapping (else the Python type's name)."
     if v is None: return "null"
-    for t, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), ((list, tuple), "list"), (dict, "mapping")):
+    for t, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), ((list, tuple), "list"),
+                    (dict, "mapping")):
         if isinstance(v, t): return name
     return type(v).__name__
 
@@ -737,7 +743,7 @@ def check_param_value(key: str,                 # the dotted params key, for the
     kinds = set(kinds); ok = set(kinds); k = _kind(value)
     if not kinds - {"null"}: return value                       # null (or unknown) in every file: any value
     if open_section:
-        if kinds & {"str", "list", "mapping"}: return value     # the config's field type decides (report_to: str or list)
+        if kinds & {"str", "list", "mapping"}: return value     # the config's field decides (report_to: str or list)
         ok.add("null")
         if ok & {"int", "float"}: ok |= {"int", "float"}
     if k in ok | ({"int"} if "float" in ok else set()):         # an int is a float with nothing after the point
@@ -758,7 +764,8 @@ def _override_list(overrides) -> list[str]:
         s = overrides.strip()
         if not (s.startswith("[") and s.endswith("]")): return [overrides] if s else []
         try: overrides = yaml_load(s)
-        except yaml.YAMLError as e: raise ParamsError(f"overrides {s!r}: not a valid YAML list ({' '.join(str(e).split())})") from None
+        except yaml.YAMLError as e:
+            raise ParamsError(f"overrides {s!r}: not a valid YAML list ({' '.join(str(e).split())})") from None
     if isinstance(overrides, (list, tuple)) and all(isinstance(o, str) for o in overrides): return list(overrides)
     raise ParamsError(f"overrides must be a \"key=value\" string or a list of them, got {overrides!r}")
 
