@@ -86,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--params", default="params/default.yaml", help="params file (default: params/default.yaml)")
     r.add_argument("--only", nargs="+", metavar="NAME", help="notebook names or prefixes to run (default: all)")
     r.add_argument("--out", default=None, help="output folder (default: the params' out_dir, figures/)")
-    r.add_argument("--set", nargs="+", metavar="KEY=VALUE", help="override params, e.g. --set seed=1 pagebench.n_generated=50")
+    r.add_argument("--set", nargs="+", metavar="KEY=VALUE",
+                   help="override params (checked against their types), e.g. --set seed=1 page_eval.limit=20")
     r.add_argument("--notebooks", default=None, help="folder of reproduction notebooks (default: nbs/repro)")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
     r.add_argument("--force", action="store_true", help="run every selected notebook, even those whose inputs and code are unchanged since the last run")
