@@ -39,6 +39,7 @@ register("stability/noisy_oracle", "guilab.stability.policies:NoisyOracleAgent",
 register("stability/looping", "guilab.stability.policies:LoopingAgent", "the oracle with `loops` round trips over a reversible edge pair")
 register("stability/random", "guilab.stability.policies:RandomAgent", "a uniformly random available action, never done")
 register("stability/lexical", "guilab.stability.policies:LexicalAgent", "text-only instruction follower (quoted controls in order / word overlap)")
-register("stability/endpoint", "guilab.stability.policies:endpoint_agent", "screenshot-only model over an OpenAI-compatible endpoint (base_url, model)")
+register("stability/model", "guilab.stability.policies:model_agent",
+         "screenshot-only model behind an OpenAI-compatible endpoint (base_url, model, api_key_env, max_tokens)")
 register("stability/tiny", "guilab.stability.policies:tiny_agent", "screenshot-only local transformers model (model_dir), greedy")
 register("probe/leak", "guilab.agents.probe:LeakProbe", "DESIGN §8 leak probe: copies every coordinate and label of its observation (must score at chance)")
