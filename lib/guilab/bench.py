@@ -375,6 +375,8 @@ def _cmd_eval(a) -> int:
     if not a.benchmark or not a.agent or not a.out:
         print("guilab eval: error: BENCHMARK, --agent and --out are required (or --list)", file=sys.stderr); return 2
     if ":" in a.agent and os.getcwd() not in sys.path: sys.path.insert(0, os.getcwd())   # `mymod:MyAgent` from this folder
+    if not a.verbose:   # endpoint retries and the like are logged as warnings; the outcome is said once, below
+        import logging; logging.getLogger("guilab").setLevel(logging.ERROR)
     settings = parse_options(a.setting)
     if a.data is not None: settings["data"] = a.data
     try:
@@ -407,4 +409,5 @@ def add_cli(sub) -> None:
     e.add_argument("--seed", type=int, default=0, help="the run's seed")
     e.add_argument("--workers", type=int, default=1, help="threads, each with its own env and agent")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
+    e.add_argument("--verbose", action="store_true", help="also show guilab's warnings as they happen (e.g. endpoint retries)")
     e.set_defaults(func=_cmd_eval)

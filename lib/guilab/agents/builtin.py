@@ -14,6 +14,7 @@ register("pagebench/noisy_oracle", "guilab.pagebench.baselines:NoisyOracleAgent"
 register("pagebench/type_only", "guilab.pagebench.baselines:TypeOnlyAgent", "reference action types, random parameters")
 register("pagebench/random", "guilab.pagebench.baselines:RandomAgent", "random types and parameters, as many actions as the reference")
 register("pagebench/pager", "guilab.pager.agent:PagerAgent", "PAGER: planner (oracle | model) + executor (scripted | policy: endpoint URL, model folder or params endpoint name)")
+register("pagebench/model", "guilab.pager.agent:model_agent", "PAGER with a model behind an OpenAI-compatible endpoint as executor (base_url, model)")
 
 # %% ../../../nbs/agents/01_builtin.ipynb #67648715
 register("grounding/oracle", "guilab.grounding.baselines:oracle_agent", "zooms onto the target box in n_crops crops and answers its centre")

@@ -14,7 +14,7 @@ from .executor import PolicyExecutor, ScriptedExecutor
 from ..agents.grammar import format_action
 
 # %% auto #0
-__all__ = ['PagerAgent', 'ReplayPolicy', 'reference_replies']
+__all__ = ['PagerAgent', 'model_agent', 'ReplayPolicy', 'reference_replies']
 
 # %% ../../../nbs/pager/02_agent.ipynb #573039e8
 class PagerAgent(Agent):
@@ -83,6 +83,18 @@ class PagerAgent(Agent):
         if isinstance(self.executor, ScriptedExecutor): a = self.executor.step_ref(self._traj["tasks"][obs["task_index"]]["steps"], obs["step"])
         else: a = self.executor.step(self._subtask, obs.get("screenshot"), obs["history"], self._done, obs.get("anchors"))
         return {"type": "done"} if a is None else a
+
+# %% ../../../nbs/pager/02_agent.ipynb #mdlag02
+def model_agent(base_url: str,                # the endpoint, e.g. http://127.0.0.1:8000/v1
+                model: str,                   # the served model name (for `transformers serve DIR`: DIR)
+                api_key_env: str | None = None,  # environment variable with the endpoint's key
+                max_tokens: int | None = None,   # reply limit in tokens
+                loc_bins: int | None = None,     # the executor's location bins (default: pixels)
+                planner: str = "oracle",         # "oracle" (reference subtasks, privileged) or "model"
+                screenshots: bool = True) -> PagerAgent:
+    "`pagebench/model`: PAGER with a model behind an OpenAI-compatible endpoint as executor (and planner with `planner='model'`)."
+    return PagerAgent(policy=base_url, model=model, api_key_env=api_key_env, max_tokens=max_tokens, loc_bins=loc_bins,
+                      planner=planner, screenshots=screenshots)
 
 # %% ../../../nbs/pager/02_agent.ipynb #169005d2
 class ReplayPolicy(Policy):
