@@ -25,12 +25,15 @@ class Benchmark:
     """Base of every benchmark behind `evaluate` (see the module text). Subclasses set `name`, `namespace` (where bare
     agent names are looked up), `SETTINGS` (name → (default, help)) and implement `tasks`, `make_env`, `score` and
     `aggregate`; `run` defaults to one `run_episode` with `reset_options(task)` and at most `max_steps` actions.
-    Raises `ValueError` naming the closest setting for an unknown one."""
+    `out` is the run folder, set by `evaluate` before the first episode: where `run` may write files beside the
+    records (screenshots), named in the episode relative to it. Raises `ValueError` naming the closest setting for
+    an unknown one."""
     name: str = ""
     namespace: str = ""
     doc: str = ""
     SETTINGS: dict = {}
     max_steps: int | None = None
+    out: Path | None = None
 
     def __init__(self, **settings):
         unknown = [k for k in settings if k not in self.SETTINGS]
@@ -251,6 +254,7 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
         raise ValueError("workers > 1 needs an agent name or factory (one agent per worker), not an agent object")
     first = build()   # built before anything is written: a wrong option or model folder fails here, in one line
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    bm.out = out
     f = _files(out, (i, n))
     run_settings = {"benchmark": bm.name, "settings": bm.describe(), "agent": spec, "seed": int(seed), "limit": limit,
                     "shard_count": n, "n_total": len(tasks), "tasks_sha256": cache_key("bench-tasks", ids)}

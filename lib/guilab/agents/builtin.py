@@ -26,13 +26,19 @@ register("grounding/ocr_layout_zoom", "guilab.grounding.ocr:ocr_layout_zoom_agen
 
 # %% ../../../nbs/agents/01_builtin.ipynb #9a68c903
 # VLAA-GUI agents are registered here by the vlaa part.
-register("vlaa/oracle", "guilab.vlaa.agents:OracleAgent", "the task's reference solution, then done (infeasible: fail)")
+register("vlaa/oracle", "guilab.vlaa.agents:OracleAgent",
+         "privileged: the task's reference solution, then done (infeasible: fail)")
 register("vlaa/noop", "guilab.vlaa.agents:NoopAgent", "does nothing: done at once (must score 0 %)")
-register("vlaa/premature", "guilab.vlaa.agents:PrematurePolicy", "oracle that says done early with probability p_premature")
-register("vlaa/repeater", "guilab.vlaa.agents:RepeaterPolicy", "oracle that repeats a do-nothing action with probability p_stuck")
-register("vlaa/stale", "guilab.vlaa.agents:StalePolicy", "oracle that re-clicks its previous click's position with probability p_stale")
-register("vlaa/novice", "guilab.vlaa.agents:NovicePolicy", "does not know some workflows until the search agent names the command")
-register("vlaa/model", "guilab.vlaa.agents:ModelAgent", "a chat model behind an OpenAI-compatible endpoint (base_url, model, api_key_env)")
+register("vlaa/premature", "guilab.vlaa.agents:PrematureAgent",
+         "privileged: the oracle, but says done early with probability p_premature")
+register("vlaa/repeater", "guilab.vlaa.agents:RepeaterAgent",
+         "privileged: the oracle, but repeats a do-nothing action with probability p_stuck")
+register("vlaa/stale", "guilab.vlaa.agents:StaleAgent",
+         "privileged: the oracle, but re-clicks its previous click's position with probability p_stale")
+register("vlaa/novice", "guilab.vlaa.agents:NoviceAgent",
+         "privileged: the oracle, but does not know some workflows until the search agent names the command")
+register("vlaa/model", "guilab.vlaa.agents:ModelAgent",
+         "a chat model behind an OpenAI-compatible endpoint (base_url, model, max_tokens, api_key_env)")
 
 # %% ../../../nbs/agents/01_builtin.ipynb #b8d04bb3
 register("stability/oracle", "guilab.stability.policies:OracleAgent", "shortest path to the goal in the app's UTG; done at the goal")
