@@ -43,7 +43,7 @@ def _cmd_perf(a) -> int:
 
 _EVAL_SHARD = r"(.+)\.shard-\d+-of-\d+(\.[^./]+)"
 
-def merge_run(path: str | os.PathLike,   # a build folder, a grounding results folder, an eval's --out file, or a folder of eval shards
+def merge_run(path: str | os.PathLike,   # a build folder, a guilab.bench run, a pagebench eval's --out or its folder
              ) -> list[dict]:
     """Merge every sharded run `path` holds (see above) with its part's merge function; returns one
     `{"kind", "path", "written", "summary", "complete"}` per run merged. Raises `FileNotFoundError` when `path`
@@ -57,13 +57,13 @@ def merge_run(path: str | os.PathLike,   # a build folder, a grounding results f
             st = merge_build(p)
             out.append({"kind": "pagebench build", "path": str(p), "written": [str(p / "trajectories.jsonl"), str(p / "build.json")],
                         "summary": f"{st['problems']} problems, {st['kept']} kept", "complete": True})
-        if any(re.fullmatch(r"run-\d+-of-\d+\.json", x) for x in names):
-            from guilab.grounding.evaluate import merge_shards
-            r = merge_shards(p); o = r["metrics"]["overall"]
-            acc = "n/a" if o["n"] == 0 else f"{100 * o['action_acc']:.2f}%"
-            out.append({"kind": "grounding eval", "path": str(p), "written": [str(p / "results.jsonl"), str(p / "metrics.json")],
-                        "summary": f"action_acc {acc}, done {r['n_done']}/{r['n_expected']} (shards done: {r['shards_done']})",
-                        "complete": r["complete"]})
+        bench_run = any(re.fullmatch(r"episodes-\d+-of-\d+\.jsonl", x) for x in names)
+        if bench_run and any(re.fullmatch(r"run-\d+-of-\d+\.json", x) for x in names):
+            from guilab.bench import merge                # a guilab.bench run (guilab eval, guilab grounding eval)
+            s = merge(p)
+            written = [str(p / f) for f in ("run.json", "episodes.jsonl", "summary.json")]
+            out.append({"kind": f"{s['benchmark']} eval", "path": str(p), "written": written,
+                        "summary": f"{s['n_ok']}/{s['n_tasks']} episodes ok", "complete": s["complete"]})
         evals = sorted({p / (m[1] + m[2]) for x in names if (m := re.fullmatch(_EVAL_SHARD, x))})
     elif p.exists() or p.parent.is_dir(): evals = [p]     # an eval's --out file (written by the merge)
     else: raise FileNotFoundError(f"{path}: no such file or folder")
@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, help="output folder")
     s.set_defaults(func=_cmd_schema)
     g = sub.add_parser("merge", help="join the shards of a run made with --shard K/N (PAGE Bench build or eval, grounding eval) into the files one machine writes")
-    g.add_argument("path", help="a build folder, a grounding results folder, a pagebench eval's --out file, or a folder of eval shards")
+    g.add_argument("path", help="a build folder, a guilab eval / grounding eval run folder, a pagebench eval's --out "
+                                "file, or a folder of eval shards")
     g.set_defaults(func=_cmd_merge)
     missing = []
     for name, mod in PART_CLIS.items():
