@@ -17,12 +17,16 @@ register("pagebench/pager", "guilab.pager.agent:PagerAgent", "PAGER: planner (or
 register("pagebench/model", "guilab.pager.agent:model_agent", "PAGER with a model behind an OpenAI-compatible endpoint as executor (base_url, model)")
 
 # %% ../../../nbs/agents/01_builtin.ipynb #67648715
-register("grounding/oracle", "guilab.grounding.baselines:oracle_agent", "zooms onto the target box in n_crops crops and answers its centre")
-register("grounding/random", "guilab.grounding.baselines:random_agent", "random crops and answers (p_crop, p_refuse)")
+register("grounding/oracle", "guilab.grounding.baselines:OracleAgent",
+         "privileged: zooms onto the target box in n_crops crops and answers its centre")
+register("grounding/random", "guilab.grounding.baselines:RandomAgent",
+         "random crops and answers (p_crop, p_refuse), seeded per episode")
 register("grounding/ocr", "guilab.grounding.ocr:ocr_single_agent", "OCR text match in one look at the screenshot")
 register("grounding/ocr_zoom", "guilab.grounding.ocr:ocr_zoom_agent", "OCR text match with agentic zoom-in (crop_image)")
 register("grounding/ocr_layout", "guilab.grounding.ocr:ocr_layout_agent", "OCR in one look with the widget rule (no-zoom counterpart of ocr_layout_zoom)")
 register("grounding/ocr_layout_zoom", "guilab.grounding.ocr:ocr_layout_zoom_agent", "OCR with layout-guided zoom: two gutter-split tiles, then a 4x window (3 crops)")
+register("grounding/model", "guilab.grounding.zoom:ModelAgent",
+         "a chat model behind an OpenAI-compatible endpoint in the zoom protocol (base_url, model, max_tokens)")
 
 # %% ../../../nbs/agents/01_builtin.ipynb #9a68c903
 # VLAA-GUI agents are registered here by the vlaa part.
