@@ -33,6 +33,10 @@ def test_every_repro_notebook_has_a_parameters_cell_that_survives_nbdev_clean():
         src = next("".join(c["source"]) for c in nb["cells"] if "parameters" in c["metadata"].get("tags", []))
         for var in ("params", "out_dir", "overrides"):
             assert f"{var} =" in src, (name, var)
+        # papermill itself must read every parameter (a comment it cannot parse, e.g. one holding `k=v`, hides the
+        # parameter from it: "Passed unknown parameter: overrides" on every run)
+        from papermill.translators import PythonTranslator
+        assert {"params", "out_dir", "overrides"} <= {q.name for q in PythonTranslator.inspect({"source": src})}, name
         # relative paths resolve from the repo root in JupyterLab too (its kernel starts in nbs/repro): the working
         # directory is set before the params are read (tests/test_repro_jupyterlab.py runs one notebook that way)
         code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
