@@ -22,9 +22,9 @@ __all__ = ['SNAP_POINT_PX', 'SNAP_OBJECT_PX', 'COORD_DECIMALS', 'DEFAULT_SIZE', 
            'INPUT_CHARSET', 'LABEL_MODES', 'SUPERSAMPLE', 'TOOLBAR_CATEGORIES', 'INPUT_KINDS', 'TOOLS', 'HEADER_H',
            'TOOLBAR_W', 'INPUT_H', 'MENU_W', 'MENU_ROW_H', 'MENU_PAD', 'DIALOG_W', 'DIALOG_H', 'C_TEXT', 'C_MUTED',
            'C_BORDER', 'C_PANEL', 'C_ACCENT', 'C_ACCENT_BG', 'C_GRID', 'C_AXIS', 'C_FREE', 'C_ONPATH', 'C_DEP',
-           'C_LINE', 'C_POLY', 'C_ANGLE', 'C_OBJTEXT', 'Tool', 'find_tool', 'tools_in', 'gui_layout', 'check_window',
-           'View', 'font', 'draw_text', 'tool_icon', 'chrome', 'nice_step', 'canvas_background', 'StepResult', 'GeoGUI',
-           'pretty_label', 'random_session', 'tool_actions']
+           'C_LINE', 'C_POLY', 'C_ANGLE', 'C_OBJTEXT', 'KEY_ALIASES', 'Tool', 'find_tool', 'tools_in', 'gui_layout',
+           'check_window', 'View', 'font', 'draw_text', 'tool_icon', 'chrome', 'nice_step', 'canvas_background',
+           'StepResult', 'GeoGUI', 'pretty_label', 'random_session', 'tool_actions']
 
 # %% ../../../nbs/geo/01_canvas.ipynb #9ecfd28c
 SNAP_POINT_PX = 10.0    # a canvas click within this many screenshot pixels of a point selects that point
@@ -392,8 +392,9 @@ def _fmt(v: float) -> str:
     s = f"{round(v, COORD_DECIMALS):.{COORD_DECIMALS}f}".rstrip("0").rstrip(".")
     return "0" if s in ("-0", "") else s
 
-_KEYS = {"enter": "enter", "return": "enter", "escape": "escape", "esc": "escape", "backspace": "backspace",
-         "ctrl+z": "undo", "control+z": "undo", "meta+z": "undo", "cmd+z": "undo"}
+# key names the GUI accepts (lower case, no spaces) -> the key it acts on (`GeoGUI.key`; `GeoCanvasEnv` checks against it)
+KEY_ALIASES = {"enter": "enter", "return": "enter", "escape": "escape", "esc": "escape", "backspace": "backspace",
+               "ctrl+z": "undo", "control+z": "undo", "meta+z": "undo", "cmd+z": "undo"}
 
 class GeoGUI:
     "The simulated GeoGebra Geometry GUI (see the module docs): `step(action)`, widget boxes, world↔pixel, rendering."
@@ -578,7 +579,7 @@ def _type(self: GeoGUI, text: str) -> StepResult:
 
 @patch
 def _key(self: GeoGUI, key: str) -> StepResult:
-    k = _KEYS.get(key.strip().lower().replace(" ", ""))
+    k = KEY_ALIASES.get(key.strip().lower().replace(" ", ""))
     if k is None: return StepResult(False, f"unsupported key {key!r}; use Enter, Escape, Backspace or ctrl+z")
     if k == "undo": return self._undo_step()
     if k == "backspace":

@@ -16,8 +16,8 @@ from ..regions import point_box_distance, point_distance
 
 # %% auto #0
 __all__ = ['INTERMEDIATE_METRICS', 'TAU', 'param_distance', 'param_tolerance', 'param_ok', 'is_valid_action', 'task_metrics',
-           'problem_metrics', 'mps', 'score', 'score_by_category', 'build_tolerant', 'signatures', 'f1', 'otc_detail',
-           'otc', 'frs', 'overall']
+           'problem_metrics', 'mps', 'score', 'score_by_category', 'build_tolerant', 'defined_points', 'signatures',
+           'f1', 'otc_detail', 'otc', 'frs', 'overall']
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #07918f2f
 def _xy(a: dict, kx: str = "x", ky: str = "y"):
@@ -164,7 +164,8 @@ def build_tolerant(commands: Iterable[str]) -> tuple[Construction, list[str]]:
         except Exception as e: errors.append(f"#{i} {cmd!r}: {type(e).__name__}: {e}")   # model text may hit any corner
     return c, errors
 
-def _points(c: Construction) -> dict:
+def defined_points(c: Construction) -> dict:
+    "Label -> world coordinates of every defined point of `c` (what S_pt compares; also GraceBench's geometry states)."
     return {l: o.data for l, o in c.objects.items() if o.kind == "point" and o.defined}
 
 def _canon_poly(refs: tuple) -> tuple:
@@ -237,7 +238,7 @@ def otc_detail(model_commands: Iterable[str],  # the model's final construction 
     if gerr: raise ValueError(f"reference construction does not build: {gerr[:3]}")
     model, merr = build_tolerant(model_commands)
     diag = math.hypot(window["xmax"] - window["xmin"], window["ymax"] - window["ymin"])
-    pm, pg = _points(model), _points(gt)
+    pm, pg = defined_points(model), defined_points(gt)
     lm, lg = list(pm), list(pg)
     matches = {}
     if lm and lg:

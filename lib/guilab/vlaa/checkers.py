@@ -6,7 +6,7 @@
 from __future__ import annotations
 import json, re, time, urllib.error
 from pathlib import Path
-from ..browser import _server_call
+from ..browser import server_call
 
 # %% auto #0
 __all__ = ['GETTERS', 'METRIC_FUNCS', 'get_file', 'get_notebook', 'get_listing', 'get_setting', 'get_layout', 'get_terminals',
@@ -18,7 +18,7 @@ __all__ = ['GETTERS', 'METRIC_FUNCS', 'get_file', 'get_notebook', 'get_listing',
 
 # %% ../../../nbs/vlaa/00_checkers.ipynb #1e7c24e9
 def _api(env, path):
-    try: return _server_call(env.url, env.token, path)
+    try: return server_call(env.url, env.token, path)
     except urllib.error.HTTPError as e:
         if e.code == 404: return None
         raise
