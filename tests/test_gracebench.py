@@ -88,7 +88,7 @@ def test_unreachable_endpoint_is_an_error_not_a_score(tmp_path, capsys):
     assert len(last) == 1 and "EndpointError" in last[0] and "1 of 1 episodes failed" in last[0], err
     recs = read_episodes(out, status=None)
     assert [r["status"] for r in recs] == ["error"] and read_episodes(out) == []
-    # the same through run_suite (the reproduction notebook's path and `guilab stability run`)
+    # the same through run_grace_suite (the reproduction notebook's path and `guilab stability run`)
     rc = main(["stability", "run", "--utg", str(GraceBench()._paths()[1]), "--tasks", str(_tasks_file()),
                "--agent", "model", *[x for o in ("base_url=http://127.0.0.1:9/v1", "model=x", "retries=0")
                                      for x in ("--agent-opt", o)],
@@ -97,8 +97,8 @@ def test_unreachable_endpoint_is_an_error_not_a_score(tmp_path, capsys):
 
 
 def _tasks_file():
-    from guilab.stability.tasks import DATA
-    return DATA / "jupyterlab_tasks.jsonl"
+    from guilab.stability.tasks import STABILITY_DATA
+    return STABILITY_DATA / "jupyterlab_tasks.jsonl"
 
 
 class _Nonsense(Policy):
@@ -138,7 +138,7 @@ def test_leak_probe_scores_at_chance_unless_the_observation_leaks(tmp_path):
 def test_aggregate_gives_table2_cells(tmp_path):
     "The per-condition metrics of a GraceBench run are the cells of Table 2 (stability.analysis.table2)."
     from guilab.stability import analysis as A
-    from guilab.stability.metrics import METRICS
+    from guilab.stability.metrics import TRAJECTORY_METRICS
     bm = GraceBench()
     s = evaluate(bm, "noisy_oracle", tmp_path, agent_options={"epsilon": 0.3}, limit=24, progress=False)
     trs = [r["episode"]["trajectory"] for r in read_episodes(tmp_path)]
@@ -146,7 +146,7 @@ def test_aggregate_gives_table2_cells(tmp_path):
     for row in t2.itertuples():
         got = s["metrics"][row.condition]
         assert got["n"] == row.n
-        for k in METRICS:
+        for k in TRAJECTORY_METRICS:
             assert got[k] == pytest.approx(getattr(row, k), nan_ok=True), (row.condition, k)
 
 

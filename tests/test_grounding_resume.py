@@ -154,10 +154,10 @@ def test_sharded_kill_resume_merge(env):
 def test_failed_episodes_are_recorded_not_scored_and_retried(env):
     d, data, _ = env
     samples = load_samples(data)[:12]
-    from guilab.grounding.baselines import OracleAgent
+    from guilab.grounding.baselines import ZoomOracleAgent
     from guilab.agents.base import PRIVILEGED
     broken = {"s03", "s08"}
-    class Flaky(OracleAgent):
+    class Flaky(ZoomOracleAgent):
         def new_policy(self, obs, info):
             if info[PRIVILEGED]["sample"].id in broken: raise ConnectionError("endpoint down")
             return super().new_policy(obs, info)

@@ -18,7 +18,7 @@ def test_explore_then_online_oracle_with_video(tmp_path):
     from guilab.bench import evaluate, read_episodes
     from guilab.stability.analysis import trajectory_frame
     from guilab.stability.explore import JupyterLabApp, explore
-    from guilab.stability.policies import OracleAgent
+    from guilab.stability.policies import GraceOracleAgent
     from guilab.stability.runner import GraceBench, OnlineEnv, run_online, video_duration
     from guilab.stability.tasks import task_subgraph
     from guilab.stability.utg import load_utg, states
@@ -35,7 +35,7 @@ def test_explore_then_online_oracle_with_video(tmp_path):
                 "subgraph": task_subgraph(G, start, goal, task="t-file", app="jupyterlab")}
         bm = GraceBench(task_list=[task], graph=G, app=app, mode="online", budget=3, conditions=["concise"],
                         evidence_dir=str(tmp_path / "traj"))
-        summ = evaluate(bm, OracleAgent(), tmp_path / "run", progress=False)
+        summ = evaluate(bm, GraceOracleAgent(), tmp_path / "run", progress=False)
         rec = read_episodes(tmp_path / "run")[0]["episode"]["trajectory"]
         assert rec["states"] == [start, goal] and rec["success"] and rec["stopped"] == "done", rec["states"]
         assert summ["metrics"]["SR"] == 1.0 and summ["metrics"]["n_unscored"] == 0
@@ -56,7 +56,7 @@ def test_explore_then_online_oracle_with_video(tmp_path):
         assert keys["states"] == [start, goal, start] and not any("error" in s for s in keys["steps"]), keys["steps"]
         # a run whose video did not come back is reported as such and not scored
         app.close_context = lambda: (app.context.close(), setattr(app, "page", None))[1]   # returns None: no video path
-        bad = run_online(OnlineEnv(app, G, max_steps=3), OracleAgent(), task, "concise", "oracle-novideo",
+        bad = run_online(OnlineEnv(app, G, max_steps=3), GraceOracleAgent(), task, "concise", "oracle-novideo",
                          tmp_path / "traj2")
     assert bad["evidence_missing"] == "video missing"
     df = trajectory_frame([rec, bad], {"t-file": task["subgraph"]})

@@ -53,8 +53,8 @@ def test_the_task_is_privileged(env):
     """DESIGN §8: the observation carries the instruction; the task (reference solution, checker, authored criteria)
     is only under info[PRIVILEGED] at reset, and nothing public names it."""
     from guilab.agents.base import PRIVILEGED, public_info
-    from guilab.vlaa.tasks import load_tasks
-    task = load_tasks("jupyterlab", ids=["inf-solarized"])[0]
+    from guilab.vlaa.tasks import load_task_suite
+    task = load_task_suite("jupyterlab", ids=["inf-solarized"])[0]
     obs, info = env.reset(options={"task": task})
     assert obs["instruction"] == task["instruction"] and info[PRIVILEGED] == {"task": task}
     public = json.dumps({k: v for k, v in obs.items() if k != "screenshot"}) + json.dumps(public_info(info))
@@ -79,10 +79,10 @@ def test_oracle_noop_lint_resume_and_guard(env, tmp_path, monkeypatch, capsys):
     difference, and `noop` (with the verifier) solves none."""
     from guilab.bench import evaluate, read_episodes
     from guilab.cli import main
-    from guilab.vlaa.tasks import load_tasks
+    from guilab.vlaa.tasks import load_task_suite
     from guilab.vlaa.evaluate import VLAABench, lint
     monkeypatch.setenv("OPENAI_API_KEY", "sk-guilab-secret-4242")
-    tasks = load_tasks("jupyterlab", ids=SMOKE)
+    tasks = load_task_suite("jupyterlab", ids=SMOKE)
     rows = lint(tasks, env=env, progress=False)
     assert all(r["ok"] for r in rows), rows
     s = evaluate(VLAABench(env=env, ids=SMOKE, budget=40), "oracle", tmp_path / "oracle", progress=False)
@@ -125,11 +125,11 @@ def test_garbage_model_counts_format_errors(env, tmp_path, capsys):
     error per episode and in the summary, with the harness's warning."""
     from guilab.agents.base import Policy
     from guilab.bench import evaluate, read_episodes
-    from guilab.vlaa.agents import ModelAgent
+    from guilab.vlaa.agents import VLAAModelAgent
     from guilab.vlaa.evaluate import VLAABench
     class Nonsense(Policy):
         def act(self, messages, tools=None): return "I would probably open the settings menu, then look around."
-    s = evaluate(VLAABench(env=env, ids=["set-theme-dark"], budget=3), ModelAgent(Nonsense(), send_screenshot=False),
+    s = evaluate(VLAABench(env=env, ids=["set-theme-dark"], budget=3), VLAAModelAgent(Nonsense(), send_screenshot=False),
                  tmp_path / "garbage", progress=False)
     assert (s["n_ok"], s["format_errors"], s["n_actions"]) == (1, 3, 3)
     assert read_episodes(tmp_path / "garbage")[0]["episode"]["format_errors"] == 3

@@ -378,13 +378,13 @@ def test_env_equals_reference_for_images_in_messages():
 
 @pytest.mark.parametrize("seed", range(12))
 def test_env_equals_reference_for_random_and_oracle(seed):
-    from guilab.grounding.baselines import RandomPolicy, OracleInCrop, RandomAgent, OracleAgent
+    from guilab.grounding.baselines import RandomPolicy, OracleInCrop, ZoomRandomAgent, ZoomOracleAgent
     ref, new, sa, sb = both(lambda: RandomPolicy(seed, p_crop=0.8, p_refuse=0.2), SCREEN)
     assert new == ref and sb == sa
-    assert run_zoom(RandomAgent(p_crop=0.8, p_refuse=0.2), SCREEN, "find it", seed=seed) == ref   # the registered agent
+    assert run_zoom(ZoomRandomAgent(p_crop=0.8, p_refuse=0.2), SCREEN, "find it", seed=seed) == ref   # the registered agent
     ref, new, sa, sb = both(lambda: OracleInCrop(TARGET, SCREEN.size, n_crops=seed % 4), SCREEN)
     assert new == ref and sb == sa and new["status"] == "answer"
-    assert run_zoom(OracleAgent(n_crops=seed % 4), SCREEN, "find it", sample=TARGET) == ref
+    assert run_zoom(ZoomOracleAgent(n_crops=seed % 4), SCREEN, "find it", sample=TARGET) == ref
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -14,8 +14,8 @@ __all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DISABLED_EXTEN
            'PROFILE_SETTINGS', 'FETCH_COUNTER_JS', 'STILL_JS', 'BUSY_SELECTOR', 'SETTLE_JS', 'DESCRIBE_JS',
            'BrowserUnavailable', 'chromium_available', 'launch_chromium', 'browser_page', 'run_outside_loop',
            'write_demo_root', 'write_lab_profile', 'jupyter_lab_command', 'start_jupyterlab', 'playwright_key',
-           'AnyText', 'BrowserActionSpace', 'check_browser_action', 'guard_text', 'guard_request', 'put_setting',
-           'reset_server_state', 'notebook_json', 'apply_config', 'BrowserEnv']
+           'AnyText', 'BrowserActionSpace', 'check_browser_action', 'guard_text', 'guard_request', 'server_call',
+           'put_setting', 'reset_server_state', 'notebook_json', 'apply_config', 'BrowserEnv']
 
 # %% ../../nbs/browser/00_browser.ipynb #e7861ec8
 CHROMIUM = "/usr/bin/chromium"
@@ -345,7 +345,7 @@ PROFILE_SETTINGS = {"@jupyterlab/apputils-extension:notification": NOTIFICATION_
                     "@jupyterlab/filebrowser-extension:browser": {"showLastModifiedColumn": False},
                     "@jupyterlab/terminal-extension:plugin": {"cursorBlink": False}}
 
-def _server_call(url: str, token: str, path: str, method: str = "GET", body=None, timeout: float = 10.0):
+def server_call(url: str, token: str, path: str, method: str = "GET", body=None, timeout: float = 10.0):
     "One JSON request to the Jupyter server (token auth); returns the decoded JSON or None; raises urllib errors."
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(url.rstrip("/") + path, data=data, method=method,
@@ -355,23 +355,23 @@ def _server_call(url: str, token: str, path: str, method: str = "GET", body=None
 
 def put_setting(url: str, token: str, plugin: str, values: dict) -> None:
     "Write a plugin's user settings (JSON5 `raw` text) through `/lab/api/settings/<plugin>`."
-    _server_call(url, token, f"/lab/api/settings/{plugin}", "PUT", {"raw": json.dumps(values, indent=2)})
+    server_call(url, token, f"/lab/api/settings/{plugin}", "PUT", {"raw": json.dumps(values, indent=2)})
 
 def reset_server_state(url: str, token: str) -> None:
     "Shut down every session, kernel and terminal; reset user settings to `PROFILE_SETTINGS`; delete saved workspaces."
-    for s in _server_call(url, token, "/api/sessions") or []:
-        with contextlib.suppress(Exception): _server_call(url, token, f"/api/sessions/{s['id']}", "DELETE")
-    for k in _server_call(url, token, "/api/kernels") or []:
-        with contextlib.suppress(Exception): _server_call(url, token, f"/api/kernels/{k['id']}", "DELETE")
-    for t in _server_call(url, token, "/api/terminals") or []:
-        with contextlib.suppress(Exception): _server_call(url, token, f"/api/terminals/{t['name']}", "DELETE")
-    for p in (_server_call(url, token, "/lab/api/settings") or {}).get("settings", []):
+    for s in server_call(url, token, "/api/sessions") or []:
+        with contextlib.suppress(Exception): server_call(url, token, f"/api/sessions/{s['id']}", "DELETE")
+    for k in server_call(url, token, "/api/kernels") or []:
+        with contextlib.suppress(Exception): server_call(url, token, f"/api/kernels/{k['id']}", "DELETE")
+    for t in server_call(url, token, "/api/terminals") or []:
+        with contextlib.suppress(Exception): server_call(url, token, f"/api/terminals/{t['name']}", "DELETE")
+    for p in (server_call(url, token, "/lab/api/settings") or {}).get("settings", []):
         want = PROFILE_SETTINGS.get(p["id"])
         raw = (p.get("raw") or "").strip()
         if want is not None: put_setting(url, token, p["id"], want)
-        elif raw and re.sub(r"\s|//[^\n]*", "", raw) not in ("", "{}"): _server_call(url, token, f"/lab/api/settings/{p['id']}", "PUT", {"raw": "{}"})
-    for w in (_server_call(url, token, "/lab/api/workspaces") or {}).get("workspaces", {}).get("ids", []):
-        with contextlib.suppress(Exception): _server_call(url, token, f"/lab/api/workspaces/{w}", "DELETE")
+        elif raw and re.sub(r"\s|//[^\n]*", "", raw) not in ("", "{}"): server_call(url, token, f"/lab/api/settings/{p['id']}", "PUT", {"raw": "{}"})
+    for w in (server_call(url, token, "/lab/api/workspaces") or {}).get("workspaces", {}).get("ids", []):
+        with contextlib.suppress(Exception): server_call(url, token, f"/lab/api/workspaces/{w}", "DELETE")
 
 def notebook_json(cells: list[dict], kernel: str = "python3") -> dict:
     """An nbformat 4.5 notebook from short cell dicts `{"cell_type": "code"|"markdown"|"raw", "source": str,
@@ -739,13 +739,13 @@ class BrowserEnv(gym.Env):
             return not any(loc.nth(i).is_visible() for i in range(min(loc.count(), 20)))
         if "file" in cond or "gone" in cond:
             path = cond.get("file", cond.get("gone"))
-            try: _server_call(self.url, self.token, "/api/contents/" + urllib.request.quote(path) + "?content=0"); there = True
+            try: server_call(self.url, self.token, "/api/contents/" + urllib.request.quote(path) + "?content=0"); there = True
             except urllib.error.HTTPError as e:
                 if e.code != 404: raise
                 there = False
             return there if "file" in cond else not there
         if "listed" in cond:
-            try: model = _server_call(self.url, self.token, "/api/contents/" + urllib.request.quote(cond.get("in", "")) + "?content=1")
+            try: model = server_call(self.url, self.token, "/api/contents/" + urllib.request.quote(cond.get("in", "")) + "?content=1")
             except urllib.error.HTTPError: return False
             return any(re.search(cond["listed"], c["name"]) for c in (model or {}).get("content") or [])
         raise ValueError(f"unknown wait condition {cond!r} (keys: all, role[/name/regex/enabled], selector[/text/focused/attached], absent, file, gone, listed[/in])")

@@ -8,12 +8,12 @@ import dataclasses, difflib, importlib, inspect, math, re, time
 from typing import Any, Callable
 
 import yaml
-from ..core import redact as core_redact
+from ..core import redact   # the one rule for secrets (spec's options)
 
 # %% auto #0
-__all__ = ['PRIVILEGED', 'REGISTRY', 'Policy', 'AgentError', 'Agent', 'invalid', 'public_info', 'agent_is_privileged',
-           'run_episode', 'RegistryError', 'EntryPoint', 'register', 'registered', 'resolve', 'load', 'redact',
-           'parse_options', 'check_options', 'options_of', 'agent_help', 'spec', 'make']
+__all__ = ['PRIVILEGED', 'DONE', 'REGISTRY', 'Policy', 'AgentError', 'Agent', 'invalid', 'public_info', 'agent_is_privileged',
+           'run_episode', 'RegistryError', 'EntryPoint', 'register', 'registered', 'resolve', 'load', 'parse_options',
+           'check_options', 'options_of', 'agent_help', 'spec', 'make']
 
 # %% ../../../nbs/agents/00_base.ipynb #b7458373
 class Policy:
@@ -56,6 +56,9 @@ def invalid(raw: str,      # the reply text that failed to parse
            ) -> dict:
     "The action record of an unparseable reply: kept in the trajectory for scoring, never sent to the environment."
     return {"type": "invalid", "raw": raw, "error": error}
+
+DONE = {"type": "done"}
+"The action that ends an episode (in PAGE Bench: the current subtask). Shared: return `dict(DONE)`, never `DONE` itself."
 
 # %% ../../../nbs/agents/00_base.ipynb #afc8ce78
 def _jsonable(v):
@@ -171,10 +174,6 @@ def load(entry_point: str) -> Callable:
     return obj
 
 # %% ../../../nbs/agents/00_base.ipynb #3b8bb0b9
-def redact(options: dict | None) -> dict:  # an agent's options (nested dicts and lists)
-    "A copy of `options` with the values of secret keys replaced by '***' (`guilab.core.redact`: the one rule for secrets)."
-    return core_redact(options or {})
-
 def parse_options(pairs: list[str] | None) -> dict:
     """`["k=v", ...]` (CLI `--option k=v`) → dict, values typed as YAML (`3` int, `0.5` float, `false` bool,
     `'007'` a string); raises `RegistryError` on an item without `=`."""

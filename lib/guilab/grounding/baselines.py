@@ -16,7 +16,7 @@ from ..regions import NORM, point_in_polygon, point_segment_distance, polygon_bo
 from .zoom import (ZoomSession, ChatAgent, CropAction, MAX_TURNS, FORMAT_RETRIES, ORIGINAL_NAME)
 
 # %% auto #0
-__all__ = ['crops_from_messages', 'interior_point', 'OracleInCrop', 'RandomPolicy', 'OracleAgent', 'RandomAgent']
+__all__ = ['crops_from_messages', 'interior_point', 'OracleInCrop', 'RandomPolicy', 'ZoomOracleAgent', 'ZoomRandomAgent']
 
 # %% ../../../nbs/grounding/03_baselines.ipynb #49797151
 _REGION = re.compile(r"image_path: (\S+) \| size: (\d+)x(\d+) \| parent: (\S+) \| region_in_parent: \[[^\]]*\] \| "
@@ -114,7 +114,7 @@ class RandomPolicy:
 
 
 # %% ../../../nbs/grounding/03_baselines.ipynb #ecf7d64a
-class OracleAgent(ChatAgent):
+class ZoomOracleAgent(ChatAgent):
     """The `grounding/oracle` agent (privileged): zooms onto the target box in `n_crops` crops and answers its centre
     (`OracleInCrop` on the sample it reads from `info[PRIVILEGED]["sample"]` at reset). Raises `AgentError` without
     it."""
@@ -131,7 +131,7 @@ class OracleAgent(ChatAgent):
         orig = obs["images"][0]
         return OracleInCrop(sample, tuple(orig["size"]), orig["path"], n_crops=self.n_crops)
 
-class RandomAgent(ChatAgent):
+class ZoomRandomAgent(ChatAgent):
     "The `grounding/random` agent: random crops and answers (`RandomPolicy` seeded with `info['seed']`, 0 when None)."
     wants_images = False
     def __init__(self, p_crop: float = 0.5,                  # probability of cropping at a turn

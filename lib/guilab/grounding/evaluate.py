@@ -13,7 +13,7 @@ from PIL import Image
 
 from ..core import GroundingSample, RecordError, read_jsonl, derive_seed, cache_key
 from ..bench import Benchmark, read_episodes
-from .sources import from_screenspot, from_osworld_g, synthetic_gui, BOX_FORMATS
+from .sources import from_screenspot, from_osworld_g, synthetic_gui, SOURCE_BOX_FORMATS
 from .zoom import ZoomEnv, is_correct, zoom_episode
 
 # %% auto #0
@@ -35,7 +35,7 @@ def as_sample(d,                               # a GroundingSample or a record d
     if isinstance(d, GroundingSample): return d
     if not isinstance(d, dict): raise RecordError(f"grounding sample must be a JSON object, got {type(d).__name__}")
     fmt = record_format(d)
-    bf = box_format or BOX_FORMATS[fmt]
+    bf = box_format or SOURCE_BOX_FORMATS[fmt]
     if fmt == "osworld_g": return from_osworld_g(d, default_id, bf)
     return from_screenspot(d, bf, default_id)
 

@@ -26,7 +26,7 @@ __all__ = ['UPSCALE', 'MAX_PIXELS', 'MAX_CROPS', 'MAX_CROPS_PER_TURN', 'FORMAT_R
            'ZOOM_RESET_OPTIONS', 'ZoomError', 'upscale_size', 'crop_and_upscale', 'Crop', 'ZoomSession', 'CropAction',
            'Answer', 'Refusal', 'FormatError', 'answer_scale', 'parse_reply', 'to_data_uri', 'initial_messages',
            'crop_feedback', 'correction_message', 'is_correct', 'ZoomObservationSpace', 'ZoomActionSpace', 'ZoomEnv',
-           'ChatAgent', 'ModelAgent', 'zoom_episode', 'run_zoom', 'mirror_crops']
+           'ChatAgent', 'ZoomModelAgent', 'zoom_episode', 'run_zoom', 'mirror_crops']
 
 # %% ../../../nbs/grounding/00_zoom.ipynb #8f6b09b7
 UPSCALE = 4                # LANCZOS up-scale factor of a crop (LBS 方法: 4×)
@@ -735,7 +735,7 @@ class ChatAgent(Agent):
         "Extra trajectory fields of the episode just run (default: none)."
         return {}
 
-class ModelAgent(ChatAgent):
+class ZoomModelAgent(ChatAgent):
     """`grounding/model`: a chat model behind an OpenAI-compatible endpoint (`vllm serve`, `transformers serve`) in the
     zoom protocol; the key is read from the environment variable `api_key_env`. `answer_size="resized"` for a model
     that answers in pixels of its processor's resized input (Qwen2.5-VL). Endpoint errors raise `EndpointError`."""

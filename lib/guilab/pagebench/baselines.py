@@ -7,17 +7,15 @@ from __future__ import annotations
 import math
 import numpy as np
 from ..core import rng, ACTION_TYPES
-from ..agents.base import Agent, PRIVILEGED
+from ..agents.base import Agent, DONE, PRIVILEGED
 
 # %% auto #0
-__all__ = ['SIGMAS', 'KEYS', 'DONE', 'OracleAgent', 'NoisyOracleAgent', 'random_params', 'TypeOnlyAgent', 'RandomAgent']
+__all__ = ['SIGMAS', 'KEYS', 'PageOracleAgent', 'PageNoisyOracleAgent', 'random_params', 'TypeOnlyAgent', 'PageRandomAgent']
 
 # %% ../../../nbs/pagebench/11_baselines.ipynb #c3eea44f
 SIGMAS = (1, 2, 4, 8, 16)   # the noisy-oracle sweep of the reproduction (pixels)
 KEYS = ("Enter", "Escape", "Backspace")
 _CHARS = np.array(list("ABCDEFabcdefxyz0123456789(),=+-. "))
-
-DONE = {"type": "done"}   # ends the current subtask (the grammar's `done()`)
 
 class _Reference(Agent):
     "A baseline that reads the reference: the built trajectory from `info[PRIVILEGED]` at reset, this subtask's steps by `obs['task_index']`."
@@ -28,7 +26,7 @@ class _Reference(Agent):
     def _task_ref(self, obs: dict) -> dict: return self._traj["tasks"][obs["task_index"]]
     def _steps(self, obs: dict) -> list: return self._task_ref(obs)["steps"]
 
-class OracleAgent(_Reference):
+class PageOracleAgent(_Reference):
     "Replays the recorded reference actions (the build's ground truth): TSR 100 and OTC 1 on any kept trajectory."
     def act(self, obs: dict):
         steps = self._steps(obs)
@@ -47,7 +45,7 @@ class _Scripted(_Reference):
         t = self._task_ref(obs).get("size") or (1280, 800)
         return int(t[0]), int(t[1])
 
-class NoisyOracleAgent(_Scripted):
+class PageNoisyOracleAgent(_Scripted):
     """The reference actions with i.i.d. Gaussian noise N(0, σ²) added to x and y of every `click` and `draw`
     (and to both ends of a `drag`), in screenshot pixels; `type`/`key` unchanged. σ = 0 is the oracle."""
     name = "noisy_oracle"
@@ -87,7 +85,7 @@ class TypeOnlyAgent(_Scripted):
         if obs["step"] >= len(steps): return dict(DONE)
         return random_params(steps[obs["step"]]["action"]["type"], g, self._size(obs))
 
-class RandomAgent(_Scripted):
+class PageRandomAgent(_Scripted):
     "A uniformly random type among click, draw, drag, type, key with random parameters; as many actions as the reference."
     name = "random"
     types = ("click", "draw", "drag", "type", "key")

@@ -20,9 +20,9 @@ from .evaluate import PageBench, page_records
 from .metrics import score, otc_detail, frs, overall, score_by_category
 
 # %% auto #0
-__all__ = ['METRICS', 'TABLE_TITLES', 'ROW_COLUMNS', 'agent_records', 'coordinate_errors', 'summary_row', 'titled', 'table_row',
-           'agent_specs', 'records_key', 'batched_agent_factory', 'run_suite', 'make_judge', 'page_eval_setup',
-           'main_table']
+__all__ = ['TABLE2_METRICS', 'TABLE_TITLES', 'ROW_COLUMNS', 'agent_records', 'coordinate_errors', 'summary_row', 'titled',
+           'table_row', 'agent_specs', 'records_key', 'batched_agent_factory', 'run_suite', 'make_judge',
+           'page_eval_setup', 'main_table']
 
 # %% ../../../nbs/pagebench/12_suite.ipynb #agrecs01
 def agent_records(data: str | os.PathLike,     # a build folder
@@ -62,11 +62,11 @@ def coordinate_errors(record: dict,      # a closed-loop record (with `final_com
     return out
 
 # %% ../../../nbs/pagebench/12_suite.ipynb #c391f974
-METRICS = ("AA", "PA", "SSR", "TSR", "MPS", "OTC", "TC", "VS", "GL", "FRS", "OS")
+TABLE2_METRICS = ("AA", "PA", "SSR", "TSR", "MPS", "OTC", "TC", "VS", "GL", "FRS", "OS")
 "Table 2's columns by metric name (DESIGN §4; TC/VS/GL are the judge's scores)."
 TABLE_TITLES = {"MPS": "Middle", "OTC": "O-Comp", "TC": "S-Comp", "VS": "S-Vis", "GL": "S-Geo", "FRS": "Final", "OS": "Overall"}
 "The seed's column titles (Table 2) of the metrics that have other names there; used in tables only."
-ROW_COLUMNS = tuple(TABLE_TITLES.get(k, k) for k in METRICS)
+ROW_COLUMNS = tuple(TABLE_TITLES.get(k, k) for k in TABLE2_METRICS)
 "Table 2's column titles, in order."
 
 def summary_row(records: list[dict],   # evaluation records of one agent and mode
@@ -87,7 +87,7 @@ def summary_row(records: list[dict],   # evaluation records of one agent and mod
         row["OS"] = overall(row["MPS"], row["FRS"])
         row["judge_failures"] = sum(1 for j in js if judged and j not in ok)
     else:
-        for k in METRICS[5:]: row[k] = nan
+        for k in TABLE2_METRICS[5:]: row[k] = nan
     row["format_errors"] = m["format_errors"]; row["problems"] = m["problems"]
     return row
 

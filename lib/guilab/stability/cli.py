@@ -80,7 +80,7 @@ def _cmd_tasks(a) -> int:
 def _cmd_run(a) -> int:
     from guilab.core import read_jsonl
     from guilab.agents.base import parse_options
-    from guilab.stability.runner import run_suite
+    from guilab.stability.runner import run_grace_suite
     from guilab.stability.utg import load_utg
     G = load_utg(a.utg); tasks = read_jsonl(a.tasks)
     if a.limit is not None: tasks = tasks[: a.limit]
@@ -95,10 +95,10 @@ def _cmd_run(a) -> int:
         if a.mode == "online":
             from guilab.stability.explore import JupyterLabApp
             with JupyterLabApp() as app:
-                recs = run_suite(tasks, agents, G, a.out, mode="online", budget=a.budget, app=app, seed=a.seed,
+                recs = run_grace_suite(tasks, agents, G, a.out, mode="online", budget=a.budget, app=app, seed=a.seed,
                                  progress=not a.quiet)
         else:
-            recs = run_suite(tasks, agents, G, a.out, mode="utg", budget=a.budget,
+            recs = run_grace_suite(tasks, agents, G, a.out, mode="utg", budget=a.budget,
                              screens_dir=screens if screens.is_dir() else None, seed=a.seed, progress=not a.quiet)
     except EvaluationError as e:   # an agent or endpoint error: recorded in the agent's run folder, never scored
         print(f"guilab stability run: {e}", file=sys.stderr); return 1

@@ -11,16 +11,14 @@ import networkx as nx
 import numpy as np
 
 from ..core import rng
-from ..agents.base import Agent, invalid, PRIVILEGED
+from ..agents.base import Agent, DONE, invalid, PRIVILEGED
 from .utg import states, gui_action
 
 # %% auto #0
-__all__ = ['DONE', 'PROMPT', 'offered', 'episode_rng', 'OracleAgent', 'NoisyOracleAgent', 'LoopingAgent', 'RandomAgent',
-           'LexicalAgent', 'parse_action', 'ModelAgent', 'model_agent', 'tiny_agent']
+__all__ = ['PROMPT', 'offered', 'episode_rng', 'GraceOracleAgent', 'GraceNoisyOracleAgent', 'LoopingAgent', 'GraceRandomAgent',
+           'LexicalAgent', 'parse_click_reply', 'GraceModelAgent', 'grace_model_agent', 'tiny_agent']
 
 # %% ../../../nbs/stability/05_policies.ipynb #0a8f7fee
-DONE = {"type": "done"}
-
 def offered(obs: dict) -> list[tuple[str, str]]:
     """`(edge label, name)` of every action an observation offers, in its order: a click on each listed element (the
     element id is its UTG edge label), then each key press (`key|K`, named K). `gui_action(label)` is the action."""
@@ -38,7 +36,7 @@ def episode_rng(seed: int,         # the agent's seed
     return rng(seed, "stability", name, info.get("task_id", ""), info.get("condition", ""))
 
 # %% ../../../nbs/stability/05_policies.ipynb #1b0ebc12
-class OracleAgent(Agent):
+class GraceOracleAgent(Agent):
     """Shortest path to the goal in the full UTG (the reference policy; privileged: it reads the task, the UTG and
     the current state from `info[PRIVILEGED]`); `done` at the goal."""
     name = "oracle"
@@ -58,16 +56,16 @@ class OracleAgent(Agent):
                 self.next_label[u] = sorted(acts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
     def oracle(self, obs) -> dict:
         s = self.current_state()
-        if s == self.task["goal"]: return DONE
+        if s == self.task["goal"]: return dict(DONE)
         labels = [l for l, _ in offered(obs)]
         k = self.next_label.get(s)
         if k in labels: return gui_action(k)
         if "key|Escape" in labels: return gui_action("key|Escape")
-        return gui_action(labels[0]) if labels else DONE
+        return gui_action(labels[0]) if labels else dict(DONE)
     def act(self, obs): return self.oracle(obs)
 
 # %% ../../../nbs/stability/05_policies.ipynb #c0356744
-class NoisyOracleAgent(OracleAgent):
+class GraceNoisyOracleAgent(GraceOracleAgent):
     "The oracle, replaced with probability `epsilon` by a uniformly random available action (never by `done`)."
     def __init__(self, epsilon: float = 0.1,   # probability of a random action per step
                  seed: int = 0):
@@ -83,7 +81,7 @@ class NoisyOracleAgent(OracleAgent):
         return self.oracle(obs)
 
 # %% ../../../nbs/stability/05_policies.ipynb #838fbc5c
-class LoopingAgent(OracleAgent):
+class LoopingAgent(GraceOracleAgent):
     "The oracle with one detour: at step `at`, `loops` round trips over a reversible edge pair u → w → u, then the oracle again."
     name = "looping"
     def __init__(self, loops: int = 3, at: int = 2):
@@ -104,7 +102,7 @@ class LoopingAgent(OracleAgent):
         return self.oracle(obs)
 
 # %% ../../../nbs/stability/05_policies.ipynb #23c915b6
-class RandomAgent(Agent):
+class GraceRandomAgent(Agent):
     "A uniformly random available action each step; never `done`."
     name = "random"
     needs_screenshot = False
@@ -133,14 +131,14 @@ class LexicalAgent(Agent):
             self.mode = "steps" if self.plan else "words"
         acts = offered(obs)
         if self.mode == "steps":
-            if not self.plan: return DONE
+            if not self.plan: return dict(DONE)
             want = self.plan.pop(0)
             hit = [l for l, n in acts if l == want or n == want]
             return gui_action(hit[0]) if hit else invalid(want, f"no control named {want!r} on this screen")
         words = set(_WORD.findall(text.lower()))
         scored = [(len(words & set(_WORD.findall(n.lower()))), l) for l, n in acts if l not in self.tried]
         best = max((s for s, _ in scored), default=0)
-        if best == 0: return DONE
+        if best == 0: return dict(DONE)
         k = sorted(k for s, k in scored if s == best)[0]; self.tried.add(k)
         return gui_action(k)
 
@@ -149,16 +147,16 @@ PROMPT = ("You operate JupyterLab through its screen ({w}x{h} pixels). Task: {in
           "Reply with exactly one action: click(x, y) with pixel coordinates, press(Escape), or done() when the task is complete.")
 _CLICK = re.compile(r"click\(\s*(?:x\s*=\s*)?(-?\d+(?:\.\d+)?)\s*,\s*(?:y\s*=\s*)?(-?\d+(?:\.\d+)?)\s*\)", re.I)
 
-def parse_action(text: str) -> dict:
+def parse_click_reply(text: str) -> dict:
     "A model reply → click / key / done action, or an `invalid` record; never raises."
     t = str(text or "")
     if m := _CLICK.search(t): return {"type": "click", "x": float(m.group(1)), "y": float(m.group(2))}
     if re.search(r"press\(\s*['\"]?escape", t, re.I): return {"type": "key", "key": "Escape"}
-    if re.search(r"\bdone\(\s*\)", t, re.I): return DONE
+    if re.search(r"\bdone\(\s*\)", t, re.I): return dict(DONE)
     return invalid(t[:200], "no click(x, y), press(Escape) or done() in the reply")
 
 # %% ../../../nbs/stability/05_policies.ipynb #8e6ad60b
-class ModelAgent(Agent):
+class GraceModelAgent(Agent):
     """Screenshot + instruction → one action per step through a `Policy` (`policy.act(messages) -> str`). The
     policy's exceptions propagate (an unreachable endpoint is an error of the episode, not an action)."""
     def __init__(self, policy,                         # a guilab Policy (endpoint, transformers, tiny)
@@ -171,22 +169,22 @@ class ModelAgent(Agent):
         shot = obs.get("screenshot")
         img = Image.fromarray(np.asarray(shot, np.uint8)) if shot is not None else Image.new("RGB", self.size, "white")
         msg = user_message(PROMPT.format(w=img.size[0], h=img.size[1], instruction=obs["instruction"]), img)
-        return parse_action(self.policy.act([msg]))
+        return parse_click_reply(self.policy.act([msg]))
 
-def model_agent(base_url: str,                         # endpoint root, ending in /v1
+def grace_model_agent(base_url: str,                         # endpoint root, ending in /v1
                 model: str,                            # the served model's name
                 api_key_env: str = "OPENAI_API_KEY",   # environment variable holding the key (never recorded)
                 max_tokens: int = 512,                 # reply length limit (tokens)
                 retries: int = 3,                      # retries of connection errors / timeouts / 5xx
                 name: str = "",                        # the records' model label (default: `model`)
-               ) -> ModelAgent:
-    "A ModelAgent over an OpenAI-compatible endpoint (temperature 0); registered as `stability/model`."
+               ) -> GraceModelAgent:
+    "A GraceModelAgent over an OpenAI-compatible endpoint (temperature 0); registered as `stability/model`."
     from guilab.agents.policies import OpenAIChatPolicy
     pol = OpenAIChatPolicy(base_url=base_url, model=model, api_key_env=api_key_env, temperature=0.0,
                            max_tokens=max_tokens, retries=retries)
-    return ModelAgent(pol, name=name or model)
+    return GraceModelAgent(pol, name=name or model)
 
-def tiny_agent(model_dir: str, name: str = "tiny", max_new_tokens: int = 24) -> ModelAgent:
-    "A ModelAgent over a local transformers model (the tiny VLM; greedy decoding = temperature 0)."
+def tiny_agent(model_dir: str, name: str = "tiny", max_new_tokens: int = 24) -> GraceModelAgent:
+    "A GraceModelAgent over a local transformers model (the tiny VLM; greedy decoding = temperature 0)."
     from guilab.agents.policies import TransformersPolicy
-    return ModelAgent(TransformersPolicy(model_dir, max_new_tokens=max_new_tokens), name=name)
+    return GraceModelAgent(TransformersPolicy(model_dir, max_new_tokens=max_new_tokens), name=name)

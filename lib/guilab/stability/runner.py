@@ -18,7 +18,7 @@ from .utg import signature, states, edge_label
 
 # %% auto #0
 __all__ = ['V_OUT', 'CONDITIONS', 'align', 'UTGEnv', 'trajectory_record', 'run_utg', 'video_duration', 'cut_clip', 'OnlineEnv',
-           'run_online', 'GraceBench', 'run_suite']
+           'run_online', 'GraceBench', 'run_grace_suite']
 
 # %% ../../../nbs/stability/06_runner.ipynb #b01d143a
 V_OUT = "v_out"
@@ -322,11 +322,11 @@ class GraceBench(Benchmark):
         self._tasks, self._G, self.app, self._in_memory = task_list, graph, app, graph is not None
 
     def _paths(self) -> tuple[Path | None, Path | None]:
-        from guilab.stability.tasks import DATA
+        from guilab.stability.tasks import STABILITY_DATA
         data = Path(self.settings["data"]) if self.settings["data"] else None
         utg = self.settings["utg"]
         if utg: return data, Path(utg)
-        if data is None: return None, DATA / "jupyterlab_utg.json"
+        if data is None: return None, STABILITY_DATA / "jupyterlab_utg.json"
         if (data.parent / "utg.json").exists(): return data, data.parent / "utg.json"
         raise ValueError(f"gracebench: no utg.json beside {data}: give the UTG of these tasks with utg=PATH")
 
@@ -340,9 +340,9 @@ class GraceBench(Benchmark):
     def task_list(self) -> list[dict]:
         "The GraceBench tasks (DESIGN §2 subgraphs, both instructions)."
         if self._tasks is None:
-            from guilab.stability.tasks import DATA, load_tasks
+            from guilab.stability.tasks import STABILITY_DATA, load_tasks
             data = self._paths()[0]
-            self._tasks = load_tasks(data or DATA / "jupyterlab_tasks.jsonl")
+            self._tasks = load_tasks(data or STABILITY_DATA / "jupyterlab_tasks.jsonl")
         return self._tasks
 
     def describe(self) -> dict:
@@ -384,24 +384,24 @@ class GraceBench(Benchmark):
         return {"trajectory": rec, "format_errors": rec["format_errors"], "n_steps": len(rec["actions"])}
 
     def score(self, task, episode: dict) -> dict:
-        from guilab.stability.metrics import METRICS, trajectory_metrics
+        from guilab.stability.metrics import TRAJECTORY_METRICS, trajectory_metrics
         tr = episode["trajectory"]
-        if tr.get("evidence_missing"): return {**{k: math.nan for k in METRICS}, "scored": 0.0}
+        if tr.get("evidence_missing"): return {**{k: math.nan for k in TRAJECTORY_METRICS}, "scored": 0.0}
         m = trajectory_metrics(tr, task["task"]["subgraph"])
-        return {**{k: m[k] for k in METRICS}, "scored": 1.0}
+        return {**{k: m[k] for k in TRAJECTORY_METRICS}, "scored": 1.0}
 
     def aggregate(self, records: list[dict]) -> dict:
-        from guilab.stability.metrics import METRICS, aggregate
+        from guilab.stability.metrics import TRAJECTORY_METRICS, aggregate
         def means(rs):
             ok = [r["score"] for r in rs if r["score"].get("scored", 1.0)]
             a = aggregate(ok)
-            return {**{k: a[k] for k in METRICS}, "n": a["n"], "n_unscored": len(rs) - len(ok)}
+            return {**{k: a[k] for k in TRAJECTORY_METRICS}, "n": a["n"], "n_unscored": len(rs) - len(ok)}
         cond = lambda r: r["episode"]["trajectory"]["condition"]
         by = {c: means([r for r in records if cond(r) == c]) for c in sorted({cond(r) for r in records})}
         return {**means(records), **by}
 
 # %% ../../../nbs/stability/06_runner.ipynb #02f90610
-def run_suite(tasks: list[dict],        # GraceBench tasks
+def run_grace_suite(tasks: list[dict],        # GraceBench tasks
               agents: dict,             # label → Agent (or a registered name / spec)
               G: nx.DiGraph,            # the UTG of the tasks
               out: str | Path,          # the run folder: one `guilab.bench` run per agent in `out/<label>/`

@@ -11,8 +11,8 @@ from ..core import rng
 
 # %% auto #0
 __all__ = ['PALETTE_INPUT', 'PALETTE_ACTIVE', 'SYSTEM_PROMPT', 'await_', 'palette_actions', 'expand_step', 'ScriptedAgent',
-           'OracleAgent', 'NoopAgent', 'PrematureAgent', 'RepeaterAgent', 'StaleAgent', 'NoviceAgent', 'parse_action',
-           'ModelAgent']
+           'VLAAOracleAgent', 'NoopAgent', 'PrematureAgent', 'RepeaterAgent', 'StaleAgent', 'NoviceAgent',
+           'parse_json_action', 'VLAAModelAgent']
 
 # %% ../../../nbs/vlaa/02_agents.ipynb #840379be
 PALETTE_INPUT = ".jp-ModalCommandPalette .lm-CommandPalette-input"
@@ -121,7 +121,7 @@ class ScriptedAgent(Agent):
         return a if a is not None else {"type": "done"}
 
 # %% ../../../nbs/vlaa/02_agents.ipynb #b621554f
-class OracleAgent(ScriptedAgent):
+class VLAAOracleAgent(ScriptedAgent):
     "The task's reference solution (`trajectory`), then `done` (infeasible tasks: `fail`). Privileged."
 
 # %% ../../../nbs/vlaa/02_agents.ipynb #57c421ed
@@ -250,7 +250,7 @@ SYSTEM_PROMPT = """You operate JupyterLab (or a GeoGebra-style geometry app) thr
 Tools (no GUI step): {"type":"search","query":"how do I ..."} | {"type":"code","code":"...","language":"python"} (runs in the
 workspace folder, no network) | {"type":"ground","description":"the New Folder button"} (returns pixels)."""
 
-def parse_action(text: str) -> dict:
+def parse_json_action(text: str) -> dict:
     "The first JSON object with a 'type' in `text` → action dict, or an `invalid` record; never raises."
     dec = json.JSONDecoder()
     for i, ch in enumerate(text or ""):
@@ -261,7 +261,7 @@ def parse_action(text: str) -> dict:
     return invalid(text or "", "no JSON object with a 'type' in the reply")
 
 # %% ../../../nbs/vlaa/02_agents.ipynb #3e41061c
-class ModelAgent(Agent):
+class VLAAModelAgent(Agent):
     """A chat model as the acting agent (see above). Not privileged: it reads the task's instruction from
     `obs["instruction"]`. Endpoint errors propagate; unparseable replies are `invalid` actions (`format_errors`)."""
     def __init__(self, policy=None,                  # a Policy; None: build OpenAIChatPolicy from the next options
@@ -303,6 +303,6 @@ class ModelAgent(Agent):
     def act(self, obs):
         self.t += 1
         reply = self.model.act([{"role": "system", "content": SYSTEM_PROMPT}, self._user(obs, self._state(obs))])
-        a = parse_action(reply)
+        a = parse_json_action(reply)
         if a["type"] == "invalid": self.format_errors += 1
         return a

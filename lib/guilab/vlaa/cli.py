@@ -23,8 +23,8 @@ def _eval(a) -> int:
 
 def _lint(a):
     from guilab.vlaa.evaluate import lint
-    from guilab.vlaa.tasks import load_tasks
-    rows = lint(load_tasks(a.tasks, ids=a.ids.split(",") if a.ids else None, limit=a.limit))
+    from guilab.vlaa.tasks import load_task_suite
+    rows = lint(load_task_suite(a.tasks, ids=a.ids.split(",") if a.ids else None, limit=a.limit))
     bad = [r for r in rows if not r["ok"]]
     for r in bad: print(f"LINT FAIL {r['id']}: checker true at the start" if r["checker_at_start"] else f"LINT ERROR {r['id']}: {r['error']}")
     print(f"{len(rows) - len(bad)}/{len(rows)} tasks pass the initial-state lint")

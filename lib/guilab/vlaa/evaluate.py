@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 from ..agents.base import run_episode
 from ..bench import Benchmark
-from .tasks import load_tasks
-from .checkers import evaluate as check
+from .tasks import load_task_suite
+from .checkers import check_task
 from .loop import same_screen, screen_digest, normalize_a11y, action_key, loop_stats
 from .manager import CRITERIA, VLAAManager, parse_tools
 
@@ -69,7 +69,7 @@ def run_task(env,                        # a BrowserEnv (or an env with its inte
     leftover = manager.pop_tool_calls()
     last = ep["steps"][-1] if ep["steps"] else None
     ended_by = (last["info"].get("ended_by") if last else None)
-    verdict = check(task, env, ended_by)
+    verdict = check_task(task, env, ended_by)
     ls = loop_stats([{"key": tuple(map(lambda k: tuple(k) if isinstance(k, list) else k, s["key"])), "changed": s["changed"]}
                      for s in steps if s["action"].get("type") not in ("done", "fail")])
     return {"feasible": task.get("feasible", True), "workflow": task.get("workflow"),
@@ -129,7 +129,7 @@ class VLAABench(Benchmark):
         self.max_steps = s["budget"]   # the one step limit (run_episode's max_steps; the env gets none)
         self.env, self._env_given = env, False
 
-    def tasks(self) -> list: return load_tasks(self.settings["data"], ids=self.settings["ids"])
+    def tasks(self) -> list: return load_task_suite(self.settings["data"], ids=self.settings["ids"])
     def make_env(self):
         if self.env is None:
             from guilab.browser import BrowserEnv
@@ -156,7 +156,7 @@ def lint(tasks: list[dict] | str = "jupyterlab", env=None, progress: bool = True
     from guilab.browser import BrowserEnv
     from guilab.vlaa.checkers import lint_task
     from tqdm.auto import tqdm
-    tasks = load_tasks(tasks) if isinstance(tasks, str) else list(tasks)
+    tasks = load_task_suite(tasks) if isinstance(tasks, str) else list(tasks)
     own = env is None
     env = env or BrowserEnv()
     try: return [lint_task(t, env) for t in tqdm(tasks, desc="vlaa lint", disable=not progress)]

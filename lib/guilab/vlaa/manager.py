@@ -9,21 +9,21 @@ from ..agents.base import Agent, PRIVILEGED, agent_is_privileged, invalid, publi
 from .loop import LoopBreaker, action_key
 from .verifier import CompletenessVerifier, page_judge
 
-TOOLS = ("verifier", "loop", "search", "coding", "grounding")
+MANAGER_TOOLS = ("verifier", "loop", "search", "coding", "grounding")
 CRITERIA = ("agent", "task")
 
 # %% auto #0
-__all__ = ['TOOLS', 'CRITERIA', 'parse_tools', 'knowledge_base', 'VLAAManager']
+__all__ = ['MANAGER_TOOLS', 'CRITERIA', 'parse_tools', 'knowledge_base', 'VLAAManager']
 
 # %% ../../../nbs/vlaa/07_manager.ipynb #2c87c85c
 def parse_tools(spec) -> tuple:
-    "`'verifier,loop'` / a list / 'all' / 'none' → a tuple of `TOOLS`; raises `ValueError` naming an unknown tool."
+    "`'verifier,loop'` / a list / 'all' / 'none' → a tuple of `MANAGER_TOOLS`; raises `ValueError` naming an unknown tool."
     if spec is None or spec == "none" or spec == "": return ()
-    if spec == "all": return TOOLS
+    if spec == "all": return MANAGER_TOOLS
     items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
-    bad = [s for s in items if s not in TOOLS]
-    if bad: raise ValueError(f"unknown tool {bad[0]!r} (tools: {', '.join(TOOLS)})")
-    return tuple(t for t in TOOLS if t in items)
+    bad = [s for s in items if s not in MANAGER_TOOLS]
+    if bad: raise ValueError(f"unknown tool {bad[0]!r} (tools: {', '.join(MANAGER_TOOLS)})")
+    return tuple(t for t in MANAGER_TOOLS if t in items)
 
 # %% ../../../nbs/vlaa/07_manager.ipynb #efa8af4c
 def knowledge_base(env):
@@ -43,7 +43,7 @@ class VLAAManager(Agent):
     `tools`; the verifier's criteria come from `criteria` (see above: `"task"` is privileged). Raises `ValueError`
     for an unknown tool or criteria source, and at reset for `"task"` without `info[PRIVILEGED]["task"]`."""
     def __init__(self, agent: Agent,                # the acting agent (has act(obs); optional feedback/bind/criteria)
-                 tools=TOOLS,                       # subset of TOOLS (names, comma string, 'all' or 'none')
+                 tools=MANAGER_TOOLS,                       # subset of MANAGER_TOOLS (names, comma string, 'all' or 'none')
                  tau_a: int = 2, tau_o: int = 3,    # loop-breaker thresholds (DESIGN §4)
                  max_rejections: int = 3,           # verifier rejections in a row before the episode ends
                  max_tool_calls: int = 8,           # tool calls per step before the manager moves on

@@ -5,7 +5,7 @@
 # %% ../../../nbs/vlaa/05_search.ipynb #6c8e6f17
 from __future__ import annotations
 import json, re
-from ..browser import _server_call
+from ..browser import server_call
 
 # %% auto #0
 __all__ = ['STOP', 'PALETTE_JS', 'MENU_NAMES', 'tokens', 'jupyterlab_docs', 'geogebra_docs', 'SearchAgent']
@@ -50,7 +50,7 @@ def jupyterlab_docs(env) -> list[dict]:
         raise RuntimeError("jupyterlab_docs: the command palette closed before its items could be read, 4 times")
     items = env._run(read)
     menus: dict[str, list[str]] = {}
-    for p in (_server_call(env.url, env.token, "/lab/api/settings") or {}).get("settings", []):
+    for p in (server_call(env.url, env.token, "/lab/api/settings") or {}).get("settings", []):
         for m in ((p.get("schema") or {}).get("jupyter.lab.menus") or {}).get("main", []) or []:
             name = MENU_NAMES.get(m.get("id"), m.get("label") or m.get("id", ""))
             def walk(its, path):
