@@ -12,7 +12,7 @@ from guilab.agents.base import Agent, Policy, public_info, run_episode
 from guilab.bench import EvaluationError, evaluate, read_episodes
 from guilab.cli import main
 from guilab.stability.runner import GraceBench, UTGEnv, run_utg
-from guilab.stability.policies import ModelAgent
+from guilab.stability.policies import GraceModelAgent
 from guilab.stability.utg import states
 
 
@@ -107,7 +107,7 @@ class _Nonsense(Policy):
 
 
 def test_garbage_model_is_counted_as_format_errors_with_a_warning(tmp_path, capsys):
-    s = evaluate(GraceBench(budget=3), ModelAgent(_Nonsense(), name="x"), tmp_path, limit=2, progress=False)
+    s = evaluate(GraceBench(budget=3), GraceModelAgent(_Nonsense(), name="x"), tmp_path, limit=2, progress=False)
     err = capsys.readouterr().err
     assert (s["n_ok"], s["format_errors"], s["n_actions"]) == (2, 6, 6)   # every reply spent a step of the budget
     assert "6 of 6 actions of" in err and "were format errors" in err and s["warnings"]
