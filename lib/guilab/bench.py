@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 from .core import (JsonlWriter, read_jsonl, write_jsonl, atomic_write, derive_seed, cache_key, make_manifest,
                          write_manifest, parse_shard, shard_tag, take_shard, interleave_shards, find_shards, redact)
-from .agents.base import (Agent, AgentError, RegistryError, EntryPoint, make, resolve, load, check_options,
+from .agents.base import (Agent, AgentError, RegistryError, EntryPoint, as_agent, make, resolve, load, check_options,
                                 parse_options, run_episode)
 
 # %% auto #0
@@ -106,9 +106,10 @@ def agent_factory(agent,                     # an Agent, a registered name, "pac
     redacted. An `Agent` object is returned as is (then one worker only). Raises `RegistryError` in one line for an
     unknown name or options that do not fit."""
     opts = dict(options or {})
-    if isinstance(agent, Agent) or (hasattr(agent, "act") and not isinstance(agent, (str, dict, type))):
+    if isinstance(agent, Agent) or (callable(getattr(agent, "act", None)) and not isinstance(agent, (str, dict, type))):
         if opts: raise RegistryError("options go to a registered agent's constructor, not to a ready agent object")
-        return (lambda: agent), _instance_spec(agent)
+        ag = as_agent(agent)   # a duck-typed object gets every capability's default
+        return (lambda: ag), _instance_spec(agent)
     if isinstance(agent, dict):
         opts = {**(agent.get("options") or {}), **opts}; agent = agent["name"]
     if isinstance(agent, str):
@@ -121,10 +122,10 @@ def agent_factory(agent,                     # an Agent, a registered name, "pac
         check_options(fn, opts, ep.name)   # now, not in a worker thread: a wrong option is one line before anything runs
         name = agent if ("/" in agent or ":" in agent or not namespace) else f"{namespace}/{agent}"
         sp = {"name": ep.name, "entry_point": ep.entry_point, "options": redact(opts)}
-        return (lambda: make(name, **opts)), sp
+        return (lambda: as_agent(make(name, **opts))), sp
     if callable(agent):
         if opts: raise RegistryError("options go to a registered agent's constructor, not to a factory")
-        return agent, _instance_spec(agent)
+        return (lambda: as_agent(agent())), _instance_spec(agent)
     raise RegistryError(f"agent must be an Agent, a registered name, 'package.module:Class' or a factory, got {type(agent).__name__}")
 
 # %% ../../nbs/bench/00_bench.ipynb #117ee81d
@@ -274,8 +275,7 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
     def work(k):
         env, ag = None, agents[k]
         try:
-            ctx = ag.worker() if callable(getattr(ag, "worker", None)) else None
-            if ctx is not None: ctx.__enter__()
+            ctx = ag.worker(); ctx.__enter__()
             try:
                 env = bm.make_env()
                 while True:
@@ -290,14 +290,13 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
                             if max_consecutive_errors and stop["streak"] >= max_consecutive_errors:
                                 stop["reason"] = f"stopped after {stop['streak']} errors in a row (last: {rec['error']})"
                         bar.update(1)
-            finally:
-                if ctx is not None: ctx.__exit__(None, None, None)
+            finally: ctx.__exit__(None, None, None)
         except Exception as e:   # the env could not even be built: the run stops, its tasks are not run
             with lock:
                 stop["reason"] = stop["reason"] or f"stopped: {_one_line(e)}"
         finally:
             if env is not None: bm.close_env(env)
-            if ag is not None and hasattr(ag, "close"):
+            if ag is not None:
                 try: ag.close()
                 except Exception: pass
     with JsonlWriter(f["episodes"]) as w:

@@ -4,16 +4,16 @@
 
 # %% ../../../nbs/agents/00_base.ipynb #51aef8f3
 from __future__ import annotations
-import dataclasses, difflib, importlib, inspect, math, re, time
+import contextlib, dataclasses, difflib, importlib, inspect, math, re, time
 from typing import Any, Callable
 
 import yaml
 from ..core import redact   # the one rule for secrets (spec's options)
 
 # %% auto #0
-__all__ = ['PRIVILEGED', 'DONE', 'REGISTRY', 'Policy', 'AgentError', 'Agent', 'invalid', 'public_info', 'agent_is_privileged',
-           'run_episode', 'RegistryError', 'EntryPoint', 'register', 'registered', 'resolve', 'load', 'parse_options',
-           'check_options', 'options_of', 'agent_help', 'spec', 'make']
+__all__ = ['PRIVILEGED', 'DONE', 'REGISTRY', 'Policy', 'AgentError', 'Agent', 'as_agent', 'invalid', 'public_info',
+           'agent_is_privileged', 'run_episode', 'RegistryError', 'EntryPoint', 'register', 'registered', 'resolve',
+           'load', 'parse_options', 'check_options', 'options_of', 'agent_help', 'spec', 'make']
 
 # %% ../../../nbs/agents/00_base.ipynb #b7458373
 class Policy:
@@ -35,21 +35,49 @@ class Agent:
     pixel coordinates are screenshot pixels), an `invalid(...)` record for a reply that could not be parsed, or
     `None` to stop. `format_errors` counts unparseable replies over the agent's life.
 
-    Capabilities are attributes with defaults, read by the harness (no `hasattr` probes): `privileged` — the agent
-    is an oracle that reads the reference through `info[PRIVILEGED]` at reset (DESIGN §8: every other agent gets
-    `info` without it, and tables label privileged rows); `needs_screenshot` — render screenshots into observations."""
+    Capabilities are attributes and methods with defaults, read by the harness and the frameworks (no `hasattr`
+    probes): `privileged` — the agent is an oracle that reads the reference through `info[PRIVILEGED]` at reset
+    (DESIGN §8: every other agent gets `info` without it, and tables label privileged rows); `needs_screenshot` —
+    render screenshots into observations; `needs_anchors` — PAGE's `subtask_anchors` in observations (a privileged
+    input of executors trained with it, labelled in tables); `tools` — the framework tools a manager gives it (VLAA);
+    `bind(env)`, `feedback(kind, text)`, `criteria(obs)` — what a manager hands it or asks of it; `worker()` — the
+    context each harness worker thread runs in (a batching policy's)."""
     format_errors: int = 0
     privileged: bool = False
     needs_screenshot: bool = True
+    needs_anchors: bool = False
+    tools: tuple = ()
     def reset(self, obs: Any = None, info: dict | None = None) -> None:
         "Start a new episode (default: nothing to forget)."
     def act(self, obs: Any) -> dict | None:
         raise NotImplementedError(f"{type(self).__name__} must implement act(obs)")
+    def bind(self, env) -> None:
+        "The environment's GUI-stack services (accessibility waits and lookups) for the agent's use; default: not used."
+    def feedback(self, kind: str, text: str) -> None:
+        "Feedback from the agent's framework (verifier rejections, loop-breaker orders, search results); default: ignored."
+    def criteria(self, obs: Any) -> list[str]:
+        "UI-observable success criteria the agent derives from the instruction and the screen (VLAA's verifier); default: none."
+        return []
+    def worker(self):
+        "The context a harness worker thread runs this agent in (default: none)."
+        return contextlib.nullcontext()
     def describe(self) -> dict:
         "What an evaluation records about this agent beyond its spec (e.g. PAGER's planner, executor, policy); default: nothing."
         return {}
     def close(self) -> None:
         "Free resources (servers, browsers); default: nothing."
+
+def as_agent(obj) -> "Agent":
+    "`obj` itself when it is an `Agent`; an object with only `act(obs)` (and maybe `reset`) wrapped in one, so every capability has its default."
+    if isinstance(obj, Agent): return obj
+    if not callable(getattr(obj, "act", None)): raise TypeError(f"an agent needs act(obs), got {type(obj).__name__}")
+    class _Duck(Agent):
+        def reset(self, obs=None, info=None):
+            if callable(getattr(obj, "reset", None)): obj.reset(obs, info)
+        def act(self, obs): return obj.act(obs)
+    d = _Duck(); d.agent_spec = getattr(obj, "agent_spec", None) or {"name": f"{type(obj).__module__}.{type(obj).__qualname__}",
+                                                                     "entry_point": f"{type(obj).__module__}:{type(obj).__qualname__}", "options": {}}
+    return d
 
 def invalid(raw: str,      # the reply text that failed to parse
             error: str,    # why, in one line

@@ -11,7 +11,7 @@ import gymnasium as gym
 
 from ..core import Problem, read_jsonl, cache_key
 from ..geo.canvas import GeoGUI
-from ..agents.base import Agent, run_episode, PRIVILEGED
+from ..agents.base import Agent, as_agent, run_episode, PRIVILEGED
 from ..bench import Benchmark
 from .build import gt_step
 from .metrics import score, otc_detail, frs, overall
@@ -133,10 +133,11 @@ def run_problem(agent,                       # an Agent (or any object with act(
     """Run `agent` on one built trajectory: one `run_episode` over a `PageTaskEnv`. Returns `{"record", "format_errors",
     "n_steps"}` with `record` the evaluation record (DESIGN §2; closed loop adds `final_commands`, the OTC parts and
     `mode`, teacher forced adds `mode`)."""
-    render = bool(getattr(agent, "needs_screenshot", True)) if render is None else render
+    agent = as_agent(agent)
+    render = agent.needs_screenshot if render is None else render
     env = env or PageTaskEnv(mode, margin)
     ep = run_episode(env, agent, options={"trajectory": traj, "problem": problem, "mode": mode, "margin": margin, "render": render,
-                                          "anchors": bool(getattr(agent, "needs_anchors", False))})
+                                          "anchors": agent.needs_anchors})
     rec = env.record()
     if mode == "closed_loop": rec = {**rec, "mode": "closed_loop"}
     return {"record": rec, "format_errors": ep["format_errors"], "n_steps": ep["n_steps"]}

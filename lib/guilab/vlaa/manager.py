@@ -5,7 +5,7 @@
 # %% ../../../nbs/vlaa/07_manager.ipynb #12533f71
 from __future__ import annotations
 import json
-from ..agents.base import Agent, PRIVILEGED, agent_is_privileged, invalid, public_info
+from ..agents.base import Agent, PRIVILEGED, agent_is_privileged, as_agent, invalid, public_info
 from .loop import LoopBreaker, action_key
 from .verifier import CompletenessVerifier, page_judge
 
@@ -52,10 +52,10 @@ class VLAAManager(Agent):
                 ):
         if criteria not in CRITERIA:
             raise ValueError(f"criteria must be one of {', '.join(CRITERIA)}, got {criteria!r}")
-        self.agent, self.tools, self.criteria = agent, parse_tools(tools), criteria
+        self.agent, self.tools, self.criteria = as_agent(agent), parse_tools(tools), criteria
         self.tau_a, self.tau_o, self.max_rejections, self.max_tool_calls = tau_a, tau_o, max_rejections, max_tool_calls
         self.reflection_judge, self.env = reflection_judge, None
-        if hasattr(agent, "tools"): agent.tools = self.tools
+        self.agent.tools = self.tools
 
     @property
     def privileged(self) -> bool:
@@ -64,7 +64,7 @@ class VLAAManager(Agent):
 
     def bind(self, env):
         self.env = env
-        if hasattr(self.agent, "bind"): self.agent.bind(env)
+        self.agent.bind(env)
 
     def _target(self, a):
         if a.get("type") in ("click", "draw", "scroll", "drag") and self.env is not None and hasattr(self.env, "describe_point"):
@@ -73,7 +73,7 @@ class VLAAManager(Agent):
         return None
 
     def _criteria(self, obs, info) -> list:
-        if self.criteria == "agent": return self.agent.criteria(obs) if hasattr(self.agent, "criteria") else []
+        if self.criteria == "agent": return self.agent.criteria(obs)
         task = ((info or {}).get(PRIVILEGED) or {}).get("task")
         if not isinstance(task, dict):
             raise ValueError(f"criteria='task' needs the task under info[{PRIVILEGED!r}]['task'] at reset")
@@ -95,7 +95,7 @@ class VLAAManager(Agent):
 
     def _log(self, tool, record): self.step_calls.append({"tool": tool, **record})
     def _tell(self, kind, text):
-        if hasattr(self.agent, "feedback"): self.agent.feedback(kind, text)
+        self.agent.feedback(kind, text)
 
     def act(self, obs):
         self.t += 1
