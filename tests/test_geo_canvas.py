@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from guilab.regions import point_in_box
-from guilab.geo.canvas import (CATEGORIES, SNAP_OBJECT_PX, SNAP_POINT_PX, TOOLS, GeoGUI, find_tool, gui_layout,
+from guilab.geo.canvas import (TOOLBAR_CATEGORIES, SNAP_OBJECT_PX, SNAP_POINT_PX, TOOLS, GeoGUI, find_tool, gui_layout,
                                tool_actions, tools_in)
 from guilab.geo.kernel import Construction, fmt_number
 
@@ -233,7 +233,7 @@ def test_tool_box_corners_are_inclusive(tool):
 
 def test_category_boxes_and_menu_consumes_outside_click():
     gui = GeoGUI(BASE, window=WIN)
-    for cat in CATEGORIES:
+    for cat in TOOLBAR_CATEGORIES:
         b = gui.widget_bbox(f"category:{cat}")
         gui.click(b[2], b[3]); assert gui.open_category == cat            # switches from the previous menu
     gui.click(*gui.world_to_pixel(3, 3))                                  # canvas click only closes the menu
@@ -241,7 +241,7 @@ def test_category_boxes_and_menu_consumes_outside_click():
     b = gui.widget_bbox("category:BASIC")
     gui.click(b[0], b[1]); gui.click(b[0], b[1])                          # second click on the same category closes it
     assert gui.open_category is None
-    assert gui.visible_widgets().keys() >= {f"category:{c}" for c in CATEGORIES} | {"input_bar", "undo", "canvas"}
+    assert gui.visible_widgets().keys() >= {f"category:{c}" for c in TOOLBAR_CATEGORIES} | {"input_bar", "undo", "canvas"}
 
 
 def test_widget_names_and_aliases():

@@ -33,6 +33,15 @@ def test_every_repro_notebook_has_a_parameters_cell_that_survives_nbdev_clean():
         src = next("".join(c["source"]) for c in nb["cells"] if "parameters" in c["metadata"].get("tags", []))
         for var in ("params", "out_dir", "overrides"):
             assert f"{var} =" in src, (name, var)
+        # papermill itself must read every parameter (a comment it cannot parse, e.g. one holding `k=v`, hides the
+        # parameter from it: "Passed unknown parameter: overrides" on every run)
+        from papermill.translators import PythonTranslator
+        assert {"params", "out_dir", "overrides"} <= {q.name for q in PythonTranslator.inspect({"source": src})}, name
+        # relative paths resolve from the repo root in JupyterLab too (its kernel starts in nbs/repro): the working
+        # directory is set before the params are read (tests/test_repro_jupyterlab.py runs one notebook that way)
+        code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+        assert "chdir_project_root()" in code, name
+        assert code.index("chdir_project_root()") < code.index("load_params(params"), name
 
 
 def test_library_modules_are_exported_notebooks():
@@ -61,3 +70,29 @@ def test_environment_yml_mirrors_pyproject():
     missing = [s for s in want if re.split(r"[<>=\[ ]", s)[0].lower() not in names]
     assert not missing, f"environment.yml pip section lacks {missing}"
     assert "torch==2.13.0" in pip
+
+
+def test_every_imported_package_is_declared():
+    """Every third-party package that guilab's code imports (at module level or inside a function) is declared in
+    pyproject.toml, in the dependencies or an extra: pydantic was imported by guilab.core and installed only because
+    another package happened to pull it in. torch is the one exception: `make setup` installs it from the local CPU
+    wheel (README), GPU nodes get vLLM's."""
+    import ast, re
+    from importlib.metadata import packages_distributions
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    norm = lambda s: re.sub(r"[-_.]+", "-", s).lower()
+    specs = cfg["dependencies"] + sum(cfg["optional-dependencies"].values(), [])
+    declared = {norm(re.split(r"[<>=\[ ;]", s)[0]) for s in specs}
+    dists = packages_distributions()
+    missing = {}
+    for f in sorted((ROOT / "lib" / "guilab").rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.Import): names = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module.split(".")[0]]
+            else: continue
+            for n in names:
+                if n in sys.stdlib_module_names or n in ("guilab", "torch"): continue
+                if not {norm(d) for d in dists.get(n, [n])} & declared:
+                    missing.setdefault(n, str(f.relative_to(ROOT)))
+    assert not missing, f"imported but not declared in pyproject.toml (package: first file): {missing}"

@@ -7,7 +7,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from guilab.core import GroundingSample
-from guilab.grounding.zoom import ZoomSession, run_episode, parse_reply, CropAction
+from guilab.grounding.zoom import ZoomSession, run_zoom, parse_reply, CropAction
 
 pytest.importorskip("pytesseract")
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract binary not installed (apt-get install tesseract-ocr)")
@@ -59,7 +59,7 @@ def test_zoom_policy_protocol_and_answer_inside_the_box():
     im, box = _screen("Histogram", 2900, 1700, px=13)
     s = ZoomSession(im)
     pol = OCRZoomPolicy(s, "Click 'Histogram' in the panel", view_pixels=1280 * 720)
-    tr = run_episode(s, "Click 'Histogram' in the panel", pol)
+    tr = run_zoom(pol, s, "Click 'Histogram' in the panel")
     first = parse_reply(tr["turns"][0]["reply"])
     assert all(isinstance(a, CropAction) for a in first) and 1 <= len(first) <= 2   # it zooms first
     assert tr["status"] == "answer" and not tr["format_error"] and tr["n_crops"] <= 3
@@ -71,20 +71,20 @@ def test_agents_registered_and_runnable():
     im, box = _screen("Export", 1000, 1200, px=22)
     smp = GroundingSample(id="x", img_filename="x.png", instruction="Click the 'Export' button", bbox=box, img_size=[3840, 2160])
     for name in ("ocr", "ocr_zoom"):
-        tr = make(name, namespace="grounding")(smp, im, 0)
+        tr = run_zoom(make(name, namespace="grounding"), im, smp.instruction)
         assert tr["status"] == "answer", name
         assert box[0] <= tr["point"][0] <= box[2] and box[1] <= tr["point"][1] <= box[3], (name, tr["point"], box)
-    assert make("grounding/ocr")(smp, im, 0)["n_crops"] == 0
+    assert run_zoom(make("grounding/ocr"), im, smp.instruction)["n_crops"] == 0
 
 
 def test_layout_zoom_reads_text_the_view_cannot():
     """The layout policy's tiles reach text too small for the first view; its no-zoom counterpart, reading only the
     view, cannot find it. Both never see the target box."""
-    from guilab.grounding.ocr import OCRLayoutPolicy, OCRLayoutZoomPolicy
+    from guilab.agents.base import make
     im, box = _screen("Histogram", 2500, 1500, px=18)
     ins = "Click 'Histogram' in the panel"
-    s0 = ZoomSession(im); t0 = run_episode(s0, ins, OCRLayoutPolicy(s0, ins, view_pixels=480 * 270))
-    s1 = ZoomSession(im); t1 = run_episode(s1, ins, OCRLayoutZoomPolicy(s1, ins, view_pixels=480 * 270))
+    t0 = run_zoom(make("grounding/ocr_layout", view_pixels=480 * 270), im, ins)
+    t1 = run_zoom(make("grounding/ocr_layout_zoom", view_pixels=480 * 270), im, ins)
     assert t0["n_crops"] == 0 and not (box[0] <= t0["point"][0] <= box[2] and box[1] <= t0["point"][1] <= box[3])
     assert t1["n_crops"] == 3 and t1["status"] == "answer"
     assert box[0] <= t1["point"][0] <= box[2] and box[1] <= t1["point"][1] <= box[3], (t1["point"], box, t1["ocr_log"])
@@ -103,5 +103,5 @@ def test_widget_beside_its_label():
     for ins, box in [("Click the checkbox 'Show line numbers'", [996, 596, 1034, 634]), ("Click the close icon of the Notebook.ipynb tab", [2296, 101, 2328, 133])]:
         smp = GroundingSample(id="w", img_filename="w.png", instruction=ins, bbox=box, img_size=[3840, 2160])
         for name in ("ocr_layout", "ocr_layout_zoom"):
-            tr = make(name, namespace="grounding")(smp, im, 0)
+            tr = run_zoom(make(name, namespace="grounding"), im, ins)
             assert box[0] <= tr["point"][0] <= box[2] and box[1] <= tr["point"][1] <= box[3], (name, ins, tr["point"], tr["ocr_log"])

@@ -8,7 +8,7 @@ import pytest
 
 from guilab.agents.grammar import parse_action
 from guilab.train.probe import (ErrorCurveCallback, answer, centre_replies, dot_examples, dot_image, predict,
-                                read_error_curve, run_probe, sample_dots, score)
+                                read_error_curve, run_probe, sample_dots, score_probe)
 
 DIAG = math.hypot(224, 224)
 
@@ -50,23 +50,23 @@ def test_answers_round_trip():
 
 def test_score_perfect_centre_and_format_errors():
     dots = sample_dots(40, 1, radius=10)
-    s = score([answer(d) for d in dots], dots)
+    s = score_probe([answer(d) for d in dots], dots)
     assert s["mean_error_px"] < 0.08 and s["within_5px"] == s["within_10px"] == 100 and s["format_errors"] == 0
-    s = score([answer(d, 32) for d in dots], dots, loc_bins=32)
+    s = score_probe([answer(d, 32) for d in dots], dots, loc_bins=32)
     assert s["within_5px"] == 100 and 0.5 < s["mean_error_px"] < 4.95
-    c = score(centre_replies(dots), dots)
+    c = score_probe(centre_replies(dots), dots)
     exp = [math.hypot(d["x"] - 112, d["y"] - 112) for d in dots]
     assert c["mean_error_px"] == pytest.approx(np.mean(exp))
     assert c["within_10px"] == pytest.approx(100 * np.mean(np.array(exp) <= 10))
     # a format error is a miss and counts as the image diagonal in the mean; the parsed-only mean excludes it
     rep = [answer(d) for d in dots]
     rep[0], rep[1], rep[2], rep[3] = "click(x=<loc_99>, y=<loc_3>)", "the dot", None, "draw(x=1, y=2)"
-    s = score(rep, dots, loc_bins=32)
+    s = score_probe(rep, dots, loc_bins=32)
     assert s["format_errors"] == pytest.approx(10.0) and s["within_5px"] == pytest.approx(90.0)
     assert s["mean_error_px"] == pytest.approx(4 * DIAG / 40, abs=0.08)
     assert s["mean_error_parsed_px"] == pytest.approx(0, abs=0.08)
-    assert math.isnan(score(["nothing"], dots[:1])["mean_error_parsed_px"])
-    with pytest.raises(ValueError): score(rep[:3], dots)
+    assert math.isnan(score_probe(["nothing"], dots[:1])["mean_error_parsed_px"])
+    with pytest.raises(ValueError): score_probe(rep[:3], dots)
 
 
 def test_tiny_probe_run_caches_and_reports(tmp_path):
@@ -77,7 +77,7 @@ def test_tiny_probe_run_caches_and_reports(tmp_path):
     tab, cur = run_probe(cfg, tmp_path, progress=False)
     assert tab.approach.tolist() == ["loc", "curr", "centre guess", "untrained model"]
     dots = sample_dots(4, __import__("guilab.core", fromlist=["x"]).derive_seed(0, "probe", "test"), 10)
-    assert tab.set_index("approach").loc["centre guess", "mean_error_px"] == pytest.approx(score(centre_replies(dots), dots)["mean_error_px"])
+    assert tab.set_index("approach").loc["centre guess", "mean_error_px"] == pytest.approx(score_probe(centre_replies(dots), dots)["mean_error_px"])
     assert set(cur.metric) >= {"loss", "mean_error_px", "within_5px", "format_errors"}
     e = cur[(cur.metric == "mean_error_px") & (cur.approach == "curr")].sort_values("step")
     assert e.step.tolist() == [0, 1, 2] and e.stage.tolist() == [0, 0, 1]

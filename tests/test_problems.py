@@ -312,7 +312,7 @@ def test_euclid_table_is_shipped_package_data():
 
 
 # ----------------------------------------------------------------------------------------------------- category rules
-from guilab.pagebench.problems import categories_for, construction_graph   # noqa: E402
+from guilab.pagebench.problems import categories_for, construction_steps   # noqa: E402
 
 _AB = ["A=(0,0)", "B=(4,0)"]
 _I1 = _AB + ["s=Segment(A,B)", "c=Circle(A,B)", "d=Circle(B,A)", "C=Intersect(c,d,1)", "t1=Polygon(A,B,C)"]
@@ -363,12 +363,12 @@ def test_every_category_has_a_rule_case_and_a_documented_rule():
 
 
 def test_construction_graph():
-    g = construction_graph(dict(construction=_I1, givens=["A", "B", "s"]))
+    g = construction_steps(dict(construction=_I1, givens=["A", "B", "s"]))
     assert [s["tool"] for s in g] == [None, None, "Segment", "Circle", "Circle", "Intersect", "Polygon"]
     assert [s["given"] for s in g] == [True, True, True, False, False, False, False]
     assert g[3]["used_by"] == [5] and g[5]["used_by"] == [6] and g[6]["used_by"] == []
-    assert construction_graph(dict(construction=_AB + ["c=Circle(A,3)"]))[2]["tool"] == "CircleRadius"
-    assert construction_graph(dict(construction=_SQ))[2]["tool"] == "RegularPolygon"
+    assert construction_steps(dict(construction=_AB + ["c=Circle(A,3)"]))[2]["tool"] == "CircleRadius"
+    assert construction_steps(dict(construction=_SQ))[2]["tool"] == "RegularPolygon"
 
 
 def test_stored_categories_are_the_rules():

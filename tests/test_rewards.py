@@ -6,8 +6,8 @@ import pytest
 from PIL import Image, ImageDraw
 
 from guilab.core import GroundingSample
-from guilab.grounding.zoom import ZoomSession, run_episode
-from guilab.grounding.baselines import oracle_in_crop
+from guilab.grounding.zoom import ZoomSession, run_zoom
+from guilab.grounding.baselines import OracleInCrop
 from guilab.train.rewards import (zoomin_accuracy, zoomin_crop_process_gated, zoomin_format, zoomin_zoom_bonus, zoomin_cot_rm,
                                   make_cot_rm, set_cot_judge, crop_process_terms, LBS_REWARDS)
 
@@ -89,7 +89,7 @@ def test_oracle_episode_end_to_end():
     img = Image.new("RGB", (W, H), "white"); ImageDraw.Draw(img).rectangle(tb, fill="black")
     smp = GroundingSample.from_dict({"id": "e", "img_filename": "e.png", "instruction": "the black mark", "bbox": tb, "img_size": [W, H]})
     s = ZoomSession(img)
-    tr = run_episode(s, smp.instruction, oracle_in_crop(smp, 0, s))
+    tr = run_zoom(OracleInCrop(smp, s.size), s, smp.instruction)
     kw = {"bbox": [tb], "img_size": [[W, H]]}
     assert zoomin_accuracy([tr], **kw) == [1.0] and zoomin_format([tr], **kw) == [1.0] and zoomin_zoom_bonus([tr], **kw) == [0.2]
     boxes = [c["box_original"] for c in tr["crops"]]

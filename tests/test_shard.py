@@ -1,8 +1,8 @@
 """Issue 17 (scale out): PAGE Bench builds and evaluations split with `--shard K/N` and joined by `guilab merge`
 give the files one machine writes.
 
-Comparisons: an evaluation is compared byte for byte (it has no timing field, and scripted agents seed each
-problem by its id). A build is compared record for record without the per-problem timing fields `seconds` and
+Comparisons: an evaluation (`guilab.bench.evaluate`, issue 33) is compared record for record and metric for metric
+(scripted agents seed each problem by its id; episode records carry their wall time). A build is compared record for record without the per-problem timing fields `seconds` and
 `png_bytes` (the latter counts the screenshot bytes this worker wrote: a screen another shard stored first costs
 nothing), and its statistics without `seconds`, `wall_seconds`, `built_now` and `workers`."""
 import json, shutil, subprocess
@@ -12,7 +12,8 @@ from conftest import GUILAB
 from guilab.core import read_jsonl
 from guilab.pagebench.problems import load_problems
 from guilab.pagebench.build import build, merge_build
-from guilab.pagebench.evaluate import evaluate, write_eval, merge_eval
+from guilab.bench import evaluate, merge, read_episodes
+from guilab.pagebench.evaluate import PageBench, page_records
 
 TIMING = ("seconds", "png_bytes")
 STATS_TIMING = ("seconds", "wall_seconds", "built_now", "workers")
@@ -53,18 +54,19 @@ def test_three_build_shards_merge_to_one_run(single, sharded, problems):
     assert (sharded / "problems.jsonl").read_bytes() == (single / "problems.jsonl").read_bytes()
     assert json.loads((sharded / "build.json").read_text())["manifest"]["merged_from"] == [f"build-{i}-of-3.json" for i in range(3)]
     # the merged folder is a build folder like any other: an evaluation on it is the single run's, byte for byte
-    a, b = evaluate(single, "oracle", split="all", progress=False), evaluate(sharded, "oracle", split="all", progress=False)
-    assert json.dumps({**a, "data": ""}) == json.dumps({**b, "data": ""})
+    a, b = (evaluate(PageBench(data=d, split="all"), "oracle", d / "eval", progress=False) for d in (single, sharded))
+    assert a["metrics"] == b["metrics"] and page_records(single / "eval") == page_records(sharded / "eval")
 
 
 @pytest.mark.parametrize("agent,opts", [("oracle", {}), ("random", {"seed": 3})])
-def test_three_eval_shards_merge_byte_for_byte(single, tmp_path, agent, opts):
-    write_eval(evaluate(single, agent, split="all", progress=False, **opts), tmp_path / "one" / "r.json")
-    for i in (2, 1, 0): write_eval(evaluate(single, agent, split="all", progress=False, shard=f"{i}/3", **opts), tmp_path / "sh" / "r.json")
-    res = merge_eval(tmp_path / "sh" / "r.json")
-    assert res["metrics"]["problems"] == 12
-    for f in ("r.json", "r.records.jsonl"):
-        assert (tmp_path / "sh" / f).read_bytes() == (tmp_path / "one" / f).read_bytes()
+def test_three_eval_shards_merge_to_one_run(single, tmp_path, agent, opts):
+    bm = PageBench(data=single, split="all")
+    one = evaluate(bm, agent, tmp_path / "one", agent_options=opts, progress=False)
+    for i in (2, 1, 0): evaluate(bm, agent, tmp_path / "sh", shard=f"{i}/3", agent_options=opts, progress=False)
+    res = merge(tmp_path / "sh")
+    assert res["metrics"]["problems"] == 12 and res["metrics"] == one["metrics"]
+    strip = lambda rs: [{k: v for k, v in r.items() if k != "wall_s"} for r in rs]
+    assert strip(read_episodes(tmp_path / "sh")) == strip(read_episodes(tmp_path / "one"))
 
 
 def test_concurrent_cli_shards_with_screenshots(tmp_path):
@@ -125,24 +127,20 @@ def test_build_merge_errors(problems, tmp_path):
 
 
 def test_eval_merge_errors(single, tmp_path):
-    out = tmp_path / "r.json"
-    for i in (0, 1): write_eval(evaluate(single, "oracle", split="all", progress=False, shard=(i, 3)), out)
+    out, bm = tmp_path / "r", PageBench(data=single, split="all")
+    for i in (0, 1): evaluate(bm, "oracle", out, shard=(i, 3), progress=False)
     with pytest.raises(ValueError, match=r"shard\(s\) 2/3 missing"):
-        merge_eval(out)
-    write_eval(evaluate(single, "noisy_oracle", sigma=2, split="all", progress=False, shard=(2, 3)), out)
-    with pytest.raises(ValueError, match="differ in agent, agent_spec"):
-        merge_eval(out)
-    write_eval(evaluate(single, "oracle", split="all", limit=11, progress=False, shard=(2, 3)), out)
-    with pytest.raises(ValueError, match="differ in ids_sha256, n_total"):
-        merge_eval(out)
-    write_eval(evaluate(single, "oracle", split="all", progress=False, shard=(2, 3)), out)
-    write_eval(evaluate(single, "oracle", split="all", progress=False, shard=(0, 2)), out)
-    with pytest.raises(ValueError, match="different counts"):
-        merge_eval(out)
-    (tmp_path / "r.shard-0-of-2.json").unlink()
-    rec = tmp_path / "r.shard-1-of-3.records.jsonl"
+        merge(out)
+    with pytest.raises(ValueError, match="differs in agent"):                      # another agent in the run's folder
+        evaluate(bm, "noisy_oracle", out, shard=(2, 3), agent_options={"sigma": 2}, progress=False)
+    with pytest.raises(ValueError, match="differs in limit"):                      # another --limit
+        evaluate(bm, "oracle", out, shard=(2, 3), limit=11, progress=False)
+    evaluate(bm, "oracle", out, shard=(2, 3), progress=False)
+    with pytest.raises(ValueError, match="differs in shard_count"):               # a folder holds one run
+        evaluate(bm, "oracle", out, shard=(0, 2), progress=False)
+    rec = out / "episodes-1-of-3.jsonl"
     rec.write_text("".join(rec.read_text().splitlines(keepends=True)[:-1]))
     with pytest.raises(ValueError, match="shard 1/3 is incomplete"):
-        merge_eval(out)
+        merge(out)
     r = subprocess.run([GUILAB, "merge", str(tmp_path / "nothing-here")], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "not a sharded evaluation" in r.stderr, r.stderr
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "no such file or folder" in r.stderr, r.stderr

@@ -54,18 +54,18 @@ class ThreeKeys:
         self.n += 1
         if self.n > 3: return {"type": "done"}
         time.sleep(0.5)
-        return {"key": "key|n"}
+        return {"type": "key", "key": "n"}
 
 
 def test_step_times_are_video_times(tmp_path):
     import networkx as nx
     from playwright.sync_api import sync_playwright
     from guilab.browser import launch_chromium
-    from guilab.stability.runner import run_online, video_frames
+    from guilab.stability.runner import OnlineEnv, run_online, video_frames
     task = {"id": "colours", "start": "s", "goal": "g", "concise": "Press n three times."}
     with sync_playwright() as p:
         b = launch_chromium(p)
-        try: rec = run_online(ColourApp(b), nx.DiGraph(), ThreeKeys(), task, "concise", "keys", tmp_path, clips=False)
+        try: rec = run_online(OnlineEnv(ColourApp(b), nx.DiGraph(), max_steps=5, clips=False), ThreeKeys(), task, "concise", "keys", tmp_path)
         finally: b.close()
     assert rec["evidence_missing"] is None, rec["evidence_missing"]
     assert len(rec["steps"]) == 3 and rec["video_start"] is not None

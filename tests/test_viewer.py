@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from guilab.core import GroundingSample, read_jsonl
-from guilab.grounding.evaluate import evaluate
+from guilab.bench import evaluate
+from guilab.core import GroundingSample
+from guilab.grounding.evaluate import GroundingBench, read_results
 from guilab.grounding.viewer import write_viewer
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -28,8 +29,8 @@ def viewer(tmp_path_factory):
         im.save(d / "imgs" / f"screen {i}.png")      # a space in the name: links must be escaped correctly
         samples.append(GroundingSample(id=f"s<{i}>", img_filename=f"screen {i}.png", instruction=f"Click <B{i}> & go",
                                        bbox=list(b), img_size=[1600, 900], application="synthetic", group="Test", ui_type="icon"))
-    evaluate(samples, "oracle", d / "run", images=d / "imgs")
-    recs = read_jsonl(d / "run" / "results.jsonl")
+    evaluate(GroundingBench(samples=samples, images=d / "imgs"), "oracle", d / "run", progress=False)
+    recs = read_results(d / "run")
     assert all(r["correct"] for r in recs) and all(r["n_crops"] >= 1 for r in recs)
     return write_viewer(recs, samples, d / "imgs", d / "viewer"), recs
 

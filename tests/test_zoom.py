@@ -1,5 +1,7 @@
-"""LBS zoom protocol (guilab.grounding.zoom): exact nested crop mapping, the 4 MP cap, budgets, and a parse_reply
-fuzz test (>= 1,000 hypothesis examples of random unicode and mutated valid replies)."""
+"""LBS zoom protocol (guilab.grounding.zoom): exact nested crop mapping, the 4 MP cap, budgets, a parse_reply
+fuzz test (>= 1,000 hypothesis examples of random unicode and mutated valid replies), and the zoom env: its
+trajectories and the messages its policies read equal those of the episode loop it replaced (kept below as
+`reference_episode`), for scripted, random, oracle and fuzzed policies."""
 import json, math
 from fractions import Fraction
 
@@ -7,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from PIL import Image
 
-from guilab.grounding.zoom import (ZoomSession, ZoomError, parse_reply, run_episode, upscale_size, CropAction, Answer,
+from guilab.grounding.zoom import (ZoomSession, ZoomError, parse_reply, run_zoom, upscale_size, CropAction, Answer,
                                    Refusal, FormatError, MAX_PIXELS, MAX_CROPS, FORMAT_RETRIES_MCQ, NORM)
 
 
@@ -146,34 +148,35 @@ def test_session_budgets():
 
 def test_episode_per_turn_and_same_turn_rules():
     # 3 crops in one turn: rejected as a whole (no crop made), corrected
-    tr = run_episode(IMG, "x", Scripted(["\n".join([crop()] * 1 + [crop(b=(0, 0, 10, 10)), crop(b=(5, 5, 50, 50))]), "[1,1]"]))
+    three = "\n".join([crop()] * 1 + [crop(b=(0, 0, 10, 10)), crop(b=(5, 5, 50, 50))])
+    tr = run_zoom(Scripted([three, "[1,1]"]), IMG, "x")
     assert tr["turns"][0]["error"].startswith("3 crop_image actions") and tr["n_crops"] == 0 and tr["status"] == "answer"
     # two in one turn are fine and come back in order
-    tr = run_episode(IMG, "x", Scripted([crop() + "\n" + crop(b=(0, 0, 500, 500)), "[1,1]"]))
+    tr = run_zoom(Scripted([crop() + "\n" + crop(b=(0, 0, 500, 500)), "[1,1]"]), IMG, "x")
     assert [c["path"] for c in tr["turns"][0]["crops"]] == ["crop_1.png", "crop_2.png"]
     assert tr["crops"][1]["box_original"] == [0.0, 0.0, 400.0, 300.0]
     # naming a crop of the same turn is rejected; naming it in the next turn works
-    tr = run_episode(IMG, "x", Scripted([crop() + "\n" + crop("crop_1.png"), crop(), crop("crop_1.png"), "[2,2]"]))
+    tr = run_zoom(Scripted([crop() + "\n" + crop("crop_1.png"), crop(), crop("crop_1.png"), "[2,2]"]), IMG, "x")
     assert "does not exist before this turn" in tr["turns"][0]["error"]
     assert [c["parent"] for c in tr["crops"]] == ["screenshot.png", "crop_1.png"] and tr["status"] == "answer"
 
 
 def test_episode_total_budget_and_turn_limit():
-    tr = run_episode(IMG, "x", Scripted([crop(), crop(), crop(), crop(), "[3,3]"]))
+    tr = run_zoom(Scripted([crop(), crop(), crop(), crop(), "[3,3]"]), IMG, "x")
     assert tr["n_crops"] == 3 and "crop budget exceeded" in tr["turns"][3]["error"] and tr["status"] == "answer"
     # six turns at most: 3 crops + 2 corrections + 1 more crop attempt -> no answer
     pol = Scripted([crop(), crop(), crop(), "?", "?", "?", "[1,1]"])
-    tr = run_episode(IMG, "x", pol, format_retries=10)
+    tr = run_zoom(pol, IMG, "x", format_retries=10)
     assert pol.calls == 6 and tr["status"] == "max_turns" and tr["format_error"] and tr["point"] is None
 
 
 def test_format_retries():
     for retries in (2, FORMAT_RETRIES_MCQ):
         pol = Scripted(["bad"] * retries + ["[500,500]"])
-        tr = run_episode(IMG, "x", pol, format_retries=retries)
+        tr = run_zoom(pol, IMG, "x", format_retries=retries)
         assert tr["status"] == "answer" and tr["n_corrections"] == retries and tr["point"] == [400.0, 300.0]
         pol = Scripted(["bad"] * (retries + 1) + ["[500,500]"])
-        tr = run_episode(IMG, "x", pol, format_retries=retries, max_turns=10)
+        tr = run_zoom(pol, IMG, "x", format_retries=retries, max_turns=10)
         assert tr["status"] == "format_error" and tr["format_error"] and pol.calls == retries + 1
 
 
@@ -182,7 +185,7 @@ def test_messages_are_openai_style_with_data_uris():
     def pol(messages):
         seen.append(json.loads(json.dumps(messages)))        # JSON-serialisable
         return crop() if len(seen) == 1 else "[10,10]"
-    tr = run_episode(IMG, "click the thing", pol)
+    tr = run_zoom(pol, IMG, "click the thing")
     assert tr["status"] == "answer"
     m = seen[1]
     assert [x["role"] for x in m] == ["system", "user", "assistant", "user"]
@@ -271,8 +274,8 @@ def test_parse_reply_fuzz_never_raises(text):
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(mutated(), st.text(max_size=100)), min_size=6, max_size=6))
-def test_run_episode_never_raises_on_model_text(replies):
-    tr = run_episode(Image.new("RGB", (320, 200)), "x", Scripted(replies))
+def test_run_zoom_never_raises_on_model_text(replies):
+    tr = run_zoom(Scripted(replies), Image.new("RGB", (320, 200)), "x")
     assert tr["status"] in ("answer", "refusal", "format_error", "max_turns")
     assert tr["n_crops"] <= MAX_CROPS and tr["n_turns"] <= 6
     assert all(len(t["crops"]) <= 2 for t in tr["turns"])
@@ -286,3 +289,126 @@ def test_parse_reply_non_text_and_pathological():
               "crop_image(image_path='a.png', x1=1e999, y1=0, x2=5, y2=5)", '{"name":"crop_image","arguments":{"image_path":"a","x1":1e400}}',
               '{"name":"crop_image","arguments":{"image_path":"a","x1":' + "9" * 5000 + ',"y1":0,"x2":5,"y2":5}}'):
         check_result(parse_reply(t))
+
+
+# ---------------------------------------------------------------- the env against the loop it replaced
+
+from guilab.core import GroundingSample
+from guilab.grounding.zoom import (ZoomEnv, initial_messages, crop_feedback, correction_message, SYSTEM_TEMPLATE,
+                                   SYSTEM_TEMPLATE_PIXELS, ORIGINAL_NAME, MAX_TURNS, FORMAT_RETRIES)
+from guilab.regions import resized_to_original
+
+
+def reference_episode(session_or_image, instruction, policy, name=ORIGINAL_NAME, max_turns=MAX_TURNS,
+                      format_retries=FORMAT_RETRIES, encode_images=None, system=None, answer_size=None):
+    "guilab.grounding.zoom.run_episode as it was before the env (commit a1fd689), verbatim."
+    if system is None: system = SYSTEM_TEMPLATE if answer_size is None else SYSTEM_TEMPLATE_PIXELS
+    s = session_or_image if isinstance(session_or_image, ZoomSession) else ZoomSession(session_or_image, name=name)
+    enc = getattr(policy, "wants_images", True) if encode_images is None else encode_images
+    messages = initial_messages(s, instruction, encode=enc, system=system, answer_size=answer_size)
+    traj = {"instruction": instruction, "image": s.original, "img_size": list(s.size), "turns": [], "crops": [],
+            "n_crops": 0, "n_turns": 0, "n_corrections": 0, "answer": None, "point": None, "refusal": False,
+            "status": "max_turns", "format_error": True}
+    corrections = 0
+    for t in range(max_turns):
+        reply = policy(messages)
+        if not isinstance(reply, str): raise TypeError(f"policy returned {type(reply).__name__}, expected str")
+        messages.append({"role": "assistant", "content": reply})
+        parsed = parse_reply(reply, answer_size)
+        turn = {"turn": t, "reply": reply, "actions": [], "crops": [], "error": None}
+        traj["turns"].append(turn); traj["n_turns"] = t + 1
+        if isinstance(parsed, FormatError): err = parsed.message
+        else:
+            turn["actions"] = [a.to_dict() for a in parsed]
+            crops = [a for a in parsed if isinstance(a, CropAction)]
+            err = s.check_turn(crops) if crops else None
+        if err is not None:
+            turn["error"] = err
+            if corrections >= format_retries: traj["status"] = "format_error"; break
+            corrections += 1; traj["n_corrections"] = corrections
+            messages.append(correction_message(err, format_retries - corrections)); continue
+        a = parsed[0]
+        if isinstance(a, Answer):
+            p = resized_to_original(a.px[0], a.px[1], answer_size, s.size) if a.px is not None else s.to_original(s.original, a.x, a.y)
+            traj.update(answer=[a.x, a.y], point=list(p), status="answer", format_error=False); break
+        if isinstance(a, Refusal):
+            traj.update(refusal=True, status="refusal", format_error=False); break
+        made = s.apply_turn(parsed, turn=t)
+        turn["crops"] = [c.to_dict() for c in made]
+        traj["crops"] += turn["crops"]; traj["n_crops"] = len(s.crops)
+        messages.append(crop_feedback(s, made, encode=enc, turns_left=max_turns - t - 1))
+    traj["messages_len"] = len(messages)
+    return traj
+
+
+class Recording:
+    "Wraps a policy; keeps a JSON copy of every message list it is shown."
+    def __init__(self, inner, wants_images=False): self.inner, self.seen, self.wants_images = inner, [], wants_images
+    def __call__(self, messages): self.seen.append(json.loads(json.dumps(messages))); return self.inner(messages)
+
+
+def both(make_policy, image, instruction="find it", **kw):
+    "(reference trajectory, env trajectory, messages seen by each) for two fresh copies of a policy."
+    a, b = Recording(make_policy(), kw.pop("wants_images", False)), None
+    ref = reference_episode(image, instruction, a, **kw)
+    b = Recording(make_policy(), a.wants_images)
+    new = run_zoom(b, image, instruction, **kw)
+    return ref, new, a.seen, b.seen
+
+
+SCREEN = Image.new("RGB", (1600, 900), "white")
+TARGET = GroundingSample.from_dict({"id": "t", "img_filename": "x.png", "instruction": "the box",
+                                    "bbox": [1210, 705, 1225, 716]})
+
+
+@pytest.mark.parametrize("kw", [{}, {"max_turns": 3}, {"format_retries": 0}, {"format_retries": FORMAT_RETRIES_MCQ,
+                                "max_turns": 9}, {"answer_size": (1316, 728)}, {"name": "shot.png"}])
+def test_env_equals_reference_for_scripted_replies(kw):
+    script = [crop() + "\n" + crop(b=(0, 0, 500, 500)), "hmm", crop("crop_1.png", (10, 10, 400, 400)),
+              crop("crop_9.png"), "<box>600 300 716 428</box>", "[1,1]", "[2,2]", "[3,3]", "[4,4]"]
+    if "name" in kw: script[0] = script[0].replace("screenshot.png", "shot.png")
+    ref, new, sa, sb = both(lambda: Scripted(script), SCREEN, **kw)
+    assert new == ref and sb == sa and len(sa) >= 2
+
+
+def test_env_equals_reference_for_images_in_messages():
+    ref, new, sa, sb = both(lambda: Scripted([crop(), "[10,10]"]), SCREEN, wants_images=True)
+    assert new == ref and sb == sa and sa[1][3]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_env_equals_reference_for_random_and_oracle(seed):
+    from guilab.grounding.baselines import RandomPolicy, OracleInCrop, ZoomRandomAgent, ZoomOracleAgent
+    ref, new, sa, sb = both(lambda: RandomPolicy(seed, p_crop=0.8, p_refuse=0.2), SCREEN)
+    assert new == ref and sb == sa
+    assert run_zoom(ZoomRandomAgent(p_crop=0.8, p_refuse=0.2), SCREEN, "find it", seed=seed) == ref   # the registered agent
+    ref, new, sa, sb = both(lambda: OracleInCrop(TARGET, SCREEN.size, n_crops=seed % 4), SCREEN)
+    assert new == ref and sb == sa and new["status"] == "answer"
+    assert run_zoom(ZoomOracleAgent(n_crops=seed % 4), SCREEN, "find it", sample=TARGET) == ref
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(mutated(), st.text(max_size=100)), min_size=9, max_size=9), st.integers(1, 8),
+       st.integers(0, 4))
+def test_env_equals_reference_for_fuzzed_replies(replies, max_turns, retries):
+    ref, new, sa, sb = both(lambda: Scripted(replies), Image.new("RGB", (320, 200)), max_turns=max_turns,
+                            format_retries=retries)
+    assert new == ref and sb == sa
+
+
+def test_env_structured_actions_share_the_budget_with_replies():
+    env = ZoomEnv()
+    env.reset(options={"image": SCREEN, "instruction": "x", "encode_images": False})
+    env.step({"type": "reply", "text": crop() + "\n" + crop(b=(0, 0, 500, 500))})
+    _, _, term, _, info = env.step({"type": "crop", "image_path": "crop_2.png", "x1": 0, "y1": 0, "x2": 500, "y2": 500})
+    assert info["format_error"] is None and env.session.crops_left == 0 and not term
+    _, _, term, _, info = env.step({"type": "crop", "image_path": "crop_3.png", "x1": 0, "y1": 0, "x2": 500, "y2": 500})
+    assert info["format_error"] == "crop budget used up (3 crops per sample)" and not term
+    _, r, term, _, info = env.step({"type": "refuse"})
+    assert term and r == 0.0 and env.trajectory["status"] == "refusal" and env.trajectory["n_corrections"] == 1
+    # an agent's invalid(...) reply uses a turn like any reply that breaks the protocol: the episode always ends
+    from guilab.agents.base import Agent, invalid, run_episode
+    class Babbler(Agent):
+        def act(self, obs): return invalid("??", "no action found")
+    ep = run_episode(ZoomEnv(), Babbler(), options={"image": SCREEN, "instruction": "x"})
+    assert ep["n_steps"] == FORMAT_RETRIES + 1 and ep["format_errors"] == FORMAT_RETRIES + 1 and ep["terminated"]

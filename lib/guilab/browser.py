@@ -614,12 +614,17 @@ SETTLE_JS = """async ([quietMs, capMs, busySel]) => {
   } finally { mo.disconnect(); }
 }"""
 
+_PRIVILEGED = "privileged"   # guilab.agents.base.PRIVILEGED (browser and agents are independent layers: the key only)
+
 class BrowserEnv(gym.Env):
     """Real JupyterLab in headless Chromium as a Gymnasium env (see above). Observation `{"screenshot": H×W×3
-    uint8 (device pixels), "a11y": str, "url": str}`; actions `BROWSER_ACTION_TYPES` in screenshot pixels;
-    reward 0; `terminated` on `done`/`fail`, `truncated` after `max_steps`. `info`: `{"step", "ok", "feedback",
-    "refused" (reason or None), "ended_by" ("done"|"fail"|None), "workspace"}`. Malformed actions are answered with
-    `ok=False` and feedback (never raise). Call `close()` to stop the browser and the server."""
+    uint8 (device pixels), "a11y": str, "url": str, "instruction": str}` (the task's instruction, "" without
+    one); actions `BROWSER_ACTION_TYPES` in screenshot pixels; reward 0; `terminated` on `done`/`fail`,
+    `truncated` after `max_steps` (None: never, the caller limits the steps). `info`: `{"step", "ok", "feedback",
+    "refused" (reason or None), "ended_by" ("done"|"fail"|None), "workspace"}`; at reset also
+    `info["privileged"] = {"task": task}` (`guilab.agents.base.PRIVILEGED`: the reference solution, the checker
+    and the authored criteria are for scoring and privileged agents only, DESIGN §8). Malformed actions are
+    answered with `ok=False` and feedback (never raise). Call `close()` to stop the browser and the server."""
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
 
     def __init__(self,
@@ -627,15 +632,17 @@ class BrowserEnv(gym.Env):
                  viewport: tuple = (1280, 800),       # CSS pixels (width, height)
                  device_scale_factor: float = 1,      # screenshot pixels per CSS pixel
                  render_mode: str | None = None,      # None or "rgb_array"
-                 max_steps: int = 50,                 # truncate after this many steps
+                 max_steps: int | None = 50,          # truncate after this many steps (None: never)
                  settle_quiet_s: float = 0.05,        # after an action, observe once the page was quiet this long (seconds)
                  settle_cap_s: float = 3.0,           # ... or after this long at most (seconds)
                  a11y: bool = True,                   # False: skip the accessibility text ("" in observations)
                  executable_path: str = CHROMIUM,     # Chromium binary
                 ):
         if render_mode not in (None, "rgb_array"): raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
-        if int(max_steps) < 1: raise ValueError(f"max_steps must be >= 1, got {max_steps}")
-        self.task, self.render_mode, self.max_steps = task, render_mode, int(max_steps)
+        if max_steps is not None and int(max_steps) < 1:
+            raise ValueError(f"max_steps must be >= 1 or None, got {max_steps}")
+        self.task, self.render_mode = task, render_mode
+        self.max_steps = None if max_steps is None else int(max_steps)
         self.viewport, self.dsf, self.with_a11y = tuple(viewport), float(device_scale_factor), bool(a11y)
         self.settle_quiet_s, self.settle_cap_s = float(settle_quiet_s), float(settle_cap_s)
         self.last_settle: dict = {}
@@ -643,12 +650,12 @@ class BrowserEnv(gym.Env):
         W, H = int(round(viewport[0] * self.dsf)), int(round(viewport[1] * self.dsf))
         self.width, self.height = W, H
         self.observation_space = spaces.Dict({"screenshot": spaces.Box(0, 255, (H, W, 3), np.uint8),
-                                              "a11y": AnyText(), "url": AnyText(4096)})
+                                              "a11y": AnyText(), "url": AnyText(4096), "instruction": AnyText()})
         self.action_space = BrowserActionSpace(W, H)
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="guilab-browser")
         self._stack, self.page, self.url, self.token, self.root = None, None, None, None, None
         self.refusals: list[dict] = []
-        self._steps, self._over, self._last = 0, False, None
+        self._steps, self._over, self._last, self._instruction = 0, False, None, ""
 
     # -- plumbing: every Playwright call runs on the env's own thread
     def _run(self, fn, *a, **k): return self._pool.submit(fn, *a, **k).result()
@@ -782,7 +789,7 @@ class BrowserEnv(gym.Env):
             try: a11y = a11y_text(collect_elements(pg))
             except Exception as e: a11y = f"(accessibility text failed: {type(e).__name__})"
         url = pg.url.split("?")[0]
-        self._last = {"screenshot": shot, "a11y": a11y, "url": url}
+        self._last = {"screenshot": shot, "a11y": a11y, "url": url, "instruction": self._instruction}
         return self._last
 
     def _act(self, a: dict) -> str:
@@ -811,7 +818,7 @@ class BrowserEnv(gym.Env):
         `ValueError` for a bad config step, `RuntimeError` when the server or page does not come up."""
         super().reset(seed=seed)
         task = (options or {}).get("task", self.task)
-        self.current_task = task
+        self._instruction = str((task or {}).get("instruction") or "")
         self.refusals, self._steps, self._over, self._pending_refusal = [], 0, False, None
         for attempt in range(3):   # a page that loses the command palette to a slow restore gets a clean retry
             try: obs = self._run(self._do_reset, task); break
@@ -819,7 +826,9 @@ class BrowserEnv(gym.Env):
             except Exception as e:
                 if attempt == 2: raise RuntimeError(f"reset of task {task.get('id') if task else None} failed 3 times: {type(e).__name__}: {str(e).splitlines()[0]}") from e
                 with contextlib.suppress(Exception): self._run(self.page.keyboard.press, "Escape")
-        return obs, self._info(True, f"task {task.get('id') if task else None} loaded")
+        info = self._info(True, "task loaded")   # no id in public info: an id can say more than a user sees ("inf-…")
+        info[_PRIVILEGED] = {"task": task}   # for scoring and privileged agents (run_episode keeps it from the others)
+        return obs, info
 
     def step(self, action):
         "Apply one action; returns (obs, 0.0, terminated, truncated, info). Never raises for a bad or refused action."
@@ -827,7 +836,7 @@ class BrowserEnv(gym.Env):
         self._steps += 1
         try: check_browser_action(action, self.width, self.height)
         except ValueError as e:
-            trunc = self._steps >= self.max_steps; self._over = trunc
+            trunc = self.max_steps is not None and self._steps >= self.max_steps; self._over = trunc
             return self._last, 0.0, False, trunc, self._info(False, str(e))
         t = action["type"]
         if t in ("done", "fail"):
@@ -845,7 +854,7 @@ class BrowserEnv(gym.Env):
             except Exception as e:   # Playwright errors (a target detached, a timeout): the action failed, the episode goes on
                 obs, ok, fb = self._run(self._observe), False, f"{t} failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
             if self._pending_refusal: why, ok, fb = self._pending_refusal, False, self._pending_refusal
-        trunc = self._steps >= self.max_steps
+        trunc = self.max_steps is not None and self._steps >= self.max_steps
         self._over = trunc
         return obs, 0.0, False, trunc, self._info(ok, fb, refused=why)
 

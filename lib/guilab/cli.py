@@ -12,7 +12,7 @@ __all__ = ['PART_CLIS', 'merge_run', 'build_parser', 'main']
 
 # %% ../../nbs/09_cli.ipynb #8e36bda1
 PART_CLIS = {"pagebench": "guilab.pagebench.cli", "grounding": "guilab.grounding.cli", "train": "guilab.train.cli",
-             "eval": "guilab.pager.cli", "vlaa": "guilab.vlaa.cli", "stability": "guilab.stability.cli"}
+             "eval": "guilab.bench", "vlaa": "guilab.vlaa.cli", "stability": "guilab.stability.cli"}
 
 def _cmd_reproduce(a) -> int:
     from guilab.reproduce import reproduce
@@ -41,39 +41,33 @@ def _cmd_perf(a) -> int:
     print(path.read_text())
     return 1 if res["failed"] or any(r["error"] for r in res["rows"]) else 0
 
-_EVAL_SHARD = r"(.+)\.shard-\d+-of-\d+(\.[^./]+)"
+def _brief(m: dict | None) -> str:
+    "A few headline numbers of a summary's metrics (top level, or a grounding run's `overall`)."
+    if not m: return "no metrics"
+    flat = m.get("overall") if isinstance(m.get("overall"), dict) else m
+    return ", ".join(f"{k} {v:.2f}" for k, v in flat.items() if isinstance(v, (int, float)) and not isinstance(v, bool))[:200]
 
-def merge_run(path: str | os.PathLike,   # a build folder, a grounding results folder, an eval's --out file, or a folder of eval shards
+def merge_run(path: str | os.PathLike,   # a build folder, an evaluation's run folder, or the F.json of `guilab pagebench eval`
              ) -> list[dict]:
-    """Merge every sharded run `path` holds (see above) with its part's merge function; returns one
-    `{"kind", "path", "written", "summary", "complete"}` per run merged. Raises `FileNotFoundError` when `path`
-    holds no sharded run, `ValueError` (from the part) when shards are missing, incomplete, duplicated or disagree."""
+    """Merge every sharded run `path` holds (see above); returns one `{"kind", "path", "written", "summary",
+    "complete"}` per run merged. Raises `FileNotFoundError` when `path` holds no sharded run, `ValueError` (from the
+    merge) when shards are missing, incomplete or disagree."""
     import re
     p, out = Path(path), []
-    if p.is_dir():
-        names = sorted(f.name for f in p.iterdir())
-        if any(re.fullmatch(r"build-\d+-of-\d+\.json", x) for x in names):
-            from guilab.pagebench.build import merge_build
-            st = merge_build(p)
-            out.append({"kind": "pagebench build", "path": str(p), "written": [str(p / "trajectories.jsonl"), str(p / "build.json")],
-                        "summary": f"{st['problems']} problems, {st['kept']} kept", "complete": True})
-        if any(re.fullmatch(r"run-\d+-of-\d+\.json", x) for x in names):
-            from guilab.grounding.evaluate import merge_shards
-            r = merge_shards(p); o = r["metrics"]["overall"]
-            acc = "n/a" if o["n"] == 0 else f"{100 * o['action_acc']:.2f}%"
-            out.append({"kind": "grounding eval", "path": str(p), "written": [str(p / "results.jsonl"), str(p / "metrics.json")],
-                        "summary": f"action_acc {acc}, done {r['n_done']}/{r['n_expected']} (shards done: {r['shards_done']})",
-                        "complete": r["complete"]})
-        evals = sorted({p / (m[1] + m[2]) for x in names if (m := re.fullmatch(_EVAL_SHARD, x))})
-    elif p.exists() or p.parent.is_dir(): evals = [p]     # an eval's --out file (written by the merge)
-    else: raise FileNotFoundError(f"{path}: no such file or folder")
-    for f in evals:
-        from guilab.pagebench.evaluate import merge_eval
-        r = merge_eval(f); m = r["metrics"]
-        out.append({"kind": "pagebench eval", "path": str(f), "written": [str(f), str(f.with_suffix(".records.jsonl"))],
-                    "summary": f"{r['agent']} on {r['split']}: {m['problems']} problems, TSR {m['TSR']:.2f}, OTC {m['OTC']:.2f}, OS {m['OS']:.2f}",
-                    "complete": True})
-    if not out: raise FileNotFoundError(f"{path} holds no sharded run (build-<i>-of-<n>.json, run-<i>-of-<n>.json or <name>.shard-<i>-of-<n>.json)")
+    if p.suffix == ".json" and p.with_suffix(".run").is_dir(): p = p.with_suffix(".run")   # `guilab pagebench eval --out F.json`
+    if not p.exists(): raise FileNotFoundError(f"{path}: no such file or folder")
+    names = sorted(f.name for f in p.iterdir()) if p.is_dir() else []
+    if any(re.fullmatch(r"build-\d+-of-\d+\.json", x) for x in names):
+        from guilab.pagebench.build import merge_build
+        st = merge_build(p)
+        out.append({"kind": "pagebench build", "path": str(p), "written": [str(p / "trajectories.jsonl"), str(p / "build.json")],
+                    "summary": f"{st['problems']} problems, {st['kept']} kept", "complete": True})
+    if any(re.fullmatch(r"run-\d+-of-\d+\.json", x) for x in names):
+        from guilab.bench import merge
+        s = merge(p)
+        out.append({"kind": f"{s['benchmark']} eval", "path": str(p), "written": [str(p / "episodes.jsonl"), str(p / "summary.json")],
+                    "summary": f"{s['n_ok']}/{s['n_tasks']} episodes; {_brief(s['metrics'])}", "complete": bool(s["complete"])})
+    if not out: raise FileNotFoundError(f"{path} holds no sharded run (build-<i>-of-<n>.json or run-<i>-of-<n>.json)")
     return out
 
 def _cmd_merge(a) -> int:
@@ -92,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--params", default="params/default.yaml", help="params file (default: params/default.yaml)")
     r.add_argument("--only", nargs="+", metavar="NAME", help="notebook names or prefixes to run (default: all)")
     r.add_argument("--out", default=None, help="output folder (default: the params' out_dir, figures/)")
-    r.add_argument("--set", nargs="+", metavar="KEY=VALUE", help="override params, e.g. --set seed=1 pagebench.n_generated=50")
+    r.add_argument("--set", nargs="+", metavar="KEY=VALUE",
+                   help="override params (checked against their types), e.g. --set seed=1 page_eval.limit=20")
     r.add_argument("--notebooks", default=None, help="folder of reproduction notebooks (default: nbs/repro)")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
     r.add_argument("--force", action="store_true", help="run every selected notebook, even those whose inputs and code are unchanged since the last run")

@@ -21,9 +21,10 @@ __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTI
            'write_json_schemas', 'current_umask', 'atomic_write', 'atomic_dir', 'dumps', 'write_jsonl', 'JsonlError',
            'read_jsonl', 'JsonlWriter', 'parse_shard', 'shard_tag', 'take_shard', 'interleave_shards', 'find_shards',
            'derive_seed', 'rng', 'seed_everything', 'bootstrap_interval', 'code_digest', 'cache_key', 'file_digest',
-           'ParamsError', 'deep_merge', 'set_dotted', 'closest', 'check_override_key', 'parse_override', 'load_params',
+           'project_root', 'chdir_project_root', 'yaml_load', 'ParamsError', 'deep_merge', 'set_dotted', 'closest',
+           'check_override_key', 'parse_override', 'param_types', 'check_param_value', 'apply_overrides', 'load_params',
            'sha256_file', 'package_versions', 'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest',
-           'project_root', 'command_group', 'cli_number', 'free_port']
+           'command_group', 'cli_number', 'free_port']
 
 # %% ../../nbs/00_core.ipynb #e2f9fb50
 class RecordError(ValueError):
@@ -585,9 +586,82 @@ def file_digest(path: str | os.PathLike) -> str:
     "16 hex digits of a file's sha256, for a data file that is one of a cache key's parts."
     return sha256_file(path)[:16]
 
+# %% ../../nbs/00_core.ipynb #9e35c868
+def _is_guilab_root(d: Path) -> bool:
+    "True for a folder holding `nbs/`, `params/` and a `pyproject.toml` whose `[project]` is named guilab."
+    f = d/"pyproject.toml"
+    if not (f.is_file() and (d/"nbs").is_dir() and (d/"params").is_dir()): return False
+    try: text = f.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError): return False
+    m = re.search(r"(?ms)^\[project\][ \t]*$(.*?)(?=^\[|\Z)", text)
+    return bool(m and re.search(r"""(?m)^name\s*=\s*["']guilab["']\s*(#.*)?$""", m.group(1)))
+
+def project_root(start: str | os.PathLike | None = None) -> Path:
+    """The guilab repository root: the first folder, from `start` (default: the working directory, then this module's
+    folder) upwards, with `nbs/`, `params/` and a `pyproject.toml` naming the project guilab. Raises
+    `FileNotFoundError` when there is none."""
+    here = Path(globals().get("__file__", Path.cwd()))   # the exported module's file; the cwd inside a notebook
+    cands = [Path(start)] if start else [Path.cwd(), here.resolve().parent]
+    for c in cands:
+        for d in [c.resolve()] + list(c.resolve().parents):
+            if _is_guilab_root(d): return d
+    raise FileNotFoundError("guilab project root not found: run from a clone of the repository (with nbs/ and params/) "
+                            "or install it editable (pip install -e .)")
+
+
+# %% ../../nbs/00_core.ipynb #41b181a9
+def chdir_project_root() -> Path:
+    """Make the guilab repository root (`project_root`) the working directory and return it, so relative paths (a
+    reproduction notebook's `params` and `out_dir`, the paths inside the params) resolve from it whatever folder the
+    kernel started in. Raises `FileNotFoundError` outside a clone (nothing changed then)."""
+    root = project_root()
+    os.chdir(root)
+    return root
+
+
+# %% ../../nbs/00_core.ipynb #48f9905a
+class _Yaml12Loader(yaml.SafeLoader):
+    "PyYAML's safe loader with the plain scalars of the YAML 1.2 core schema (PyYAML implements YAML 1.1)."
+
+_Yaml12Loader.yaml_implicit_resolvers = {   # 1.1's bool (yes/on/...), int (octal 010, 1_000, 1:30), float and date go
+    ch: [(tag, rx) for tag, rx in rs if tag.rsplit(":", 1)[-1] not in ("bool", "int", "float", "timestamp")]
+    for ch, rs in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                                    list("tTfF"))
+_Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+                                    list("-+0123456789"))
+_Yaml12Loader.add_implicit_resolver(   # after int: "10" matches both
+    "tag:yaml.org,2002:float",
+    re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+               r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    list("-+0123456789."))
+
+def _scalar_of(kind: str, parse):
+    def construct(loader, node):
+        s = loader.construct_scalar(node)
+        try: return parse(s)
+        except ValueError:
+            raise yaml.constructor.ConstructorError(None, None, f"{s!r} is not {kind}", node.start_mark) from None
+    return construct
+
+def _int12(s: str) -> int: return int(s[2:], 16) if s[:2] == "0x" else int(s[2:], 8) if s[:2] == "0o" else int(s, 10)
+def _float12(s: str) -> float: return float(re.sub(r"\.(inf|Inf|INF|nan|NaN|NAN)$", lambda m: m[1].lower(), s))
+
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _scalar_of("an int", _int12))
+_Yaml12Loader.add_constructor("tag:yaml.org,2002:float", _scalar_of("a float", _float12))
+
+def yaml_load(text: str):
+    """Parse YAML `text` with the YAML 1.2 core schema's plain scalars: `5e-2` is the float 0.05 (YAML 1.1: a
+    string), `010` the int 10 (1.1: octal 8), `0x10` 16 and `0o10` 8 (1.2 spellings), `.inf`/`.nan` floats; only
+    true/false (also True, TRUE, ...) are booleans (`yes`, `on` are strings), and `1_000` and dates stay strings.
+    Otherwise PyYAML's safe loader. Raises `yaml.YAMLError`."""
+    return yaml.load(text, Loader=_Yaml12Loader)
+
+
 # %% ../../nbs/00_core.ipynb #4ce3311b
 class ParamsError(ValueError):
-    "A params file is missing, malformed or includes itself, or an override names an unknown key."
+    """A params file is missing, malformed or includes itself, or an override is malformed, names an unknown key or
+    has the wrong type."""
 
 OPEN_SECTIONS = ("train.sft", "train.grpo", "train.model", "train.grpo_zoom", "train.zoom_data", "models.endpoints")
 "Params sections passed whole to a library config: `--set` may add keys there (their consumer checks them)."
@@ -604,7 +678,7 @@ def _load_yaml_tree(path: Path, seen: tuple) -> tuple[dict, list]:
     if path in seen: raise ParamsError(f"include cycle: {' -> '.join(map(str, seen + (path,)))}")
     if not path.exists(): raise ParamsError(f"params file not found: {path}" + (f" (included from {seen[-1]})" if seen else ""))
     if path.is_dir(): raise ParamsError(f"params file {path} is a folder; give a YAML file such as params/default.yaml")
-    try: d = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    try: d = yaml_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as e: raise ParamsError(f"{path}: not valid YAML ({' '.join(str(e).split())})") from None
     except (OSError, UnicodeDecodeError) as e: raise ParamsError(f"{path}: cannot be read ({e})") from None
     if not isinstance(d, dict): raise ParamsError(f"{path}: top level must be a mapping")
@@ -649,22 +723,122 @@ def check_override_key(d: dict, key: str, open_sections: Iterable[str] = OPEN_SE
         raise ParamsError(f"unknown params key {key!r}" + (f"; did you mean {near!r}?" if near else "; no similar key exists"))
 
 def parse_override(o: str) -> tuple[str, Any]:
-    "`'a.b=value'` -> `('a.b', value parsed as YAML)`; raises `ParamsError` for text without `=` or a bad YAML value."
+    """`'a.b=value'` -> `('a.b', value parsed as YAML 1.2)`; raises `ParamsError` for text without `=` or a bad YAML
+    value."""
     if "=" not in o: raise ParamsError(f"override {o!r} is not key=value")
     k, v = o.split("=", 1)
     if not k.strip(): raise ParamsError(f"override {o!r} has no key")
-    try: return k.strip(), yaml.safe_load(v)
+    try: return k.strip(), yaml_load(v)
     except yaml.YAMLError as e: raise ParamsError(f"override {o!r}: value is not valid YAML ({' '.join(str(e).split())})") from None
 
+
+# %% ../../nbs/00_core.ipynb #6702c4e7
+def _kind(v) -> str:
+    "The YAML kind of a params value: null, bool, int, float, str, list, mapping (else the Python type's name)."
+    if v is None: return "null"
+    for t, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), ((list, tuple), "list"),
+                    (dict, "mapping")):
+        if isinstance(v, t): return name
+    return type(v).__name__
+
+def param_types(sources: Iterable) -> dict[str, set[str]]:  # params files (each read alone) or loaded params trees
+    """Dotted key -> the kinds (`null`, `bool`, `int`, `float`, `str`, `list`, `mapping`) of the values it has in any of
+    `sources`. A file's `include:` is not followed (pass the included files too); a file that is missing or not
+    valid YAML is skipped."""
+    out: dict[str, set[str]] = {}
+    def walk(t: dict, prefix: str):
+        for k, v in t.items():
+            out.setdefault(prefix + str(k), set()).add(_kind(v))
+            if isinstance(v, dict): walk(v, f"{prefix}{k}.")
+    for s in sources:
+        if not isinstance(s, dict):
+            try: s = yaml_load(Path(s).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, yaml.YAMLError): continue
+        if isinstance(s, dict): walk({k: v for k, v in s.items() if k not in ("include", "_files")}, "")
+    return out
+
+
+# %% ../../nbs/00_core.ipynb #00fffc6e
+_KINDS = ("bool", "int", "float", "str", "list", "mapping", "null")
+
+def check_param_value(key: str,                 # the dotted params key, for the message
+                      value,                    # the override's value (parsed, `yaml_load`)
+                      kinds: Iterable[str],     # the kinds the key has in the params files (`param_types`)
+                      open_section: bool = False,  # the key lies in one of `OPEN_SECTIONS`
+                      text: str | None = None,  # the value as the user typed it, for the message
+                     ):
+    """`value` when its kind is one the key takes (rules above), an int made a float where only floats are written.
+    Otherwise raises `ParamsError` with one line naming the key and the expected kinds, e.g.
+    `seed: expected int, got 'abc'`. A mapping's own keys are checked by `apply_overrides`."""
+    kinds = set(kinds); ok = set(kinds); k = _kind(value)
+    if not kinds - {"null"}: return value                       # null (or unknown) in every file: any value
+    if open_section:
+        if kinds & {"str", "list", "mapping"}: return value     # the config's field decides (report_to: str or list)
+        ok.add("null")
+        if ok & {"int", "float"}: ok |= {"int", "float"}
+    if k in ok | ({"int"} if "float" in ok else set()):         # an int is a float with nothing after the point
+        return float(value) if k == "int" and "int" not in kinds and "float" in kinds else value
+    want = [n for n in _KINDS if n in ok]
+    if open_section and {"int", "float"} <= ok: want = [("number" if n == "int" else n) for n in want if n != "float"]
+    shown = text.strip() if text is not None and text.strip() else json.dumps(value, default=str)
+    got = repr(value) if isinstance(value, str) else "null" if value is None else f"{shown} ({k})"
+    hint = f"; quote it for text: {key}='{shown}'" if "str" in ok and k in ("bool", "int", "float") else ""
+    raise ParamsError(f"{key}: expected {' or '.join(want)}, got {got}{hint}")
+
+
+# %% ../../nbs/00_core.ipynb #c27d5545
+def _override_list(overrides) -> list[str]:
+    "`overrides` as a list of strings: None -> [], one string -> [it] (a YAML list written as text -> its items)."
+    if overrides is None: return []
+    if isinstance(overrides, str):
+        s = overrides.strip()
+        if not (s.startswith("[") and s.endswith("]")): return [overrides] if s else []
+        try: overrides = yaml_load(s)
+        except yaml.YAMLError as e:
+            raise ParamsError(f"overrides {s!r}: not a valid YAML list ({' '.join(str(e).split())})") from None
+    if isinstance(overrides, (list, tuple)) and all(isinstance(o, str) for o in overrides): return list(overrides)
+    raise ParamsError(f"overrides must be a \"key=value\" string or a list of them, got {overrides!r}")
+
+def _in_open(key: str, open_sections: Iterable[str]) -> bool:
+    return any(key.startswith(s + ".") for s in open_sections)
+
+def _checked(d: dict, key: str, value, types: dict, open_sections, text: str | None = None):
+    v = check_param_value(key, value, types.get(key, ()), _in_open(key, open_sections), text)
+    if isinstance(v, dict) and "mapping" in types.get(key, ()):
+        for k, sub in v.items():
+            check_override_key(d, f"{key}.{k}", open_sections)
+            v[k] = _checked(d, f"{key}.{k}", sub, types, open_sections)
+    return v
+
+def apply_overrides(d: dict,                                 # loaded params (changed in place)
+                    overrides: str | Iterable[str] | None,   # "key.sub=value" strings, or one string (see above)
+                    types: dict[str, set[str]] | None = None,  # `param_types` of the params files (None: of `d` alone)
+                    open_sections: Iterable[str] = OPEN_SECTIONS,
+                   ) -> dict:
+    """Apply overrides to `d` in order, each checked first: `key=value` form, YAML 1.2 value, the key exists (or lies
+    in an open section), the value's type is one the key has (`check_param_value`). Returns `d`. The one check of
+    `guilab reproduce --set`, `guilab train --set` and a reproduction notebook's `overrides` (all go through
+    `load_params`). Raises `ParamsError` (one line) at the first bad override."""
+    types = param_types([d]) if types is None else types
+    for o in _override_list(overrides):
+        key, v = parse_override(o)
+        check_override_key(d, key, open_sections)
+        set_dotted(d, key, _checked(d, key, v, types, open_sections, text=o.split("=", 1)[1]))
+    return d
+
+
+# %% ../../nbs/00_core.ipynb #88e32663
 def load_params(path: str | os.PathLike,             # a YAML params file
-                overrides: Iterable[str] = (),       # "a.b=value" strings, value parsed as YAML, key must exist (see above)
+                overrides: str | Iterable[str] | None = (),  # "a.b=value" strings or one string, checked (see above)
                ) -> dict:
-    "Load a params file with its includes and overrides. The result has `_files`: every file read, in merge order. Raises `ParamsError`."
+    """Load a params file (YAML 1.2) with its includes, then apply the overrides (`apply_overrides`; their types are
+    those of the files read and of the project's `params/*.yaml`). The result has `_files`: every file read, in merge
+    order. Raises `ParamsError` (one line)."""
     d, files = _load_yaml_tree(Path(path), ())
-    for o in overrides:
-        k, v = parse_override(o)
-        check_override_key(d, k)
-        set_dotted(d, k, v)
+    if overrides := _override_list(overrides):
+        try: shipped = sorted((project_root()/"params").glob("*.yaml"))
+        except FileNotFoundError: shipped = []
+        apply_overrides(d, overrides, param_types([*files, *shipped]))
     d["_files"] = [str(f) for f in files]
     return d
 
@@ -740,17 +914,6 @@ def make_manifest(params: dict | None = None,   # the loaded params
 def write_manifest(path: str | os.PathLike, manifest: dict) -> Path:
     "Write a manifest as indented JSON, atomically."
     return atomic_write(path, json.dumps(manifest, indent=2, ensure_ascii=False, default=_json_default) + "\n")
-
-# %% ../../nbs/00_core.ipynb #9e35c868
-def project_root(start: str | os.PathLike | None = None) -> Path:
-    "The guilab repository root (holds `pyproject.toml`, `nbs/` and `params/`). Raises `FileNotFoundError` when not found."
-    here = Path(globals().get("__file__", Path.cwd()))   # the exported module's file; the cwd inside a notebook
-    cands = [Path(start)] if start else [Path.cwd(), here.resolve().parent]
-    for c in cands:
-        for d in [c.resolve()] + list(c.resolve().parents):
-            if (d/"pyproject.toml").exists() and (d/"nbs").is_dir() and (d/"params").is_dir(): return d
-    raise FileNotFoundError("guilab project root not found: run from a clone of the repository (with nbs/ and params/) "
-                            "or install it editable (pip install -e .)")
 
 # %% ../../nbs/00_core.ipynb #aff48972
 def command_group(sub,                   # the `guilab` parser's sub-parsers (argparse `_SubParsersAction`)

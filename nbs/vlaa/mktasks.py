@@ -47,7 +47,7 @@ LAY = {"type": "layout"}
 TERMS = {"type": "terminals"}
 SESS = {"type": "sessions"}
 item = lambda name: f'listitem "Name: {name}'
-SLEEP = [{"type": "sleep", "parameters": {"seconds": 0.5}}]   # then the checker waits for a 1 s quiet page (guilab.vlaa.checkers.evaluate)
+SLEEP = [{"type": "sleep", "parameters": {"seconds": 0.5}}]   # then the checker waits for a 1 s quiet page (guilab.vlaa.checkers.check_task)
 
 # ---------------- files and folders through the terminal
 task("term-mkdir-results", "Open a terminal and create a folder named `results` in the workspace.",

@@ -4,15 +4,16 @@
 
 # %% ../../../nbs/agents/00_base.ipynb #51aef8f3
 from __future__ import annotations
-import dataclasses, difflib, importlib, inspect, math, re, time
+import contextlib, dataclasses, difflib, importlib, inspect, math, re, time
 from typing import Any, Callable
 
 import yaml
-from ..core import redact as core_redact
+from ..core import redact   # the one rule for secrets (spec's options)
 
 # %% auto #0
-__all__ = ['REGISTRY', 'Policy', 'Agent', 'invalid', 'run_episode', 'RegistryError', 'EntryPoint', 'register', 'registered',
-           'resolve', 'load', 'redact', 'parse_options', 'check_options', 'options_of', 'agent_help', 'spec', 'make']
+__all__ = ['PRIVILEGED', 'DONE', 'REGISTRY', 'Policy', 'AgentError', 'Agent', 'as_agent', 'invalid', 'public_info',
+           'agent_is_privileged', 'run_episode', 'RegistryError', 'EntryPoint', 'register', 'registered', 'resolve',
+           'load', 'parse_options', 'check_options', 'options_of', 'agent_help', 'spec', 'make']
 
 # %% ../../../nbs/agents/00_base.ipynb #b7458373
 class Policy:
@@ -22,24 +23,70 @@ class Policy:
         raise NotImplementedError(f"{type(self).__name__} must implement act(messages, tools=None)")
     def __call__(self, messages, tools=None) -> str: return self.act(messages, tools)
 
+PRIVILEGED = "privileged"
+"The key of an env's `info` (at reset) that holds what only scoring and oracles may read (DESIGN §8)."
+
+class AgentError(RuntimeError):
+    """An agent or the model behind it failed (an endpoint unreachable, a model folder missing): not a reply that
+    did not parse. The harness records the episode as an error and never scores it (DESIGN §3)."""
+
 class Agent:
-    """Observation → action. `reset(obs, info)` starts an episode (the task is in `info` or `obs`),
-    `act(obs)` returns a GUI action dict (DESIGN §2, pixel coordinates are screenshot pixels), an
-    `invalid(...)` record for a reply that could not be parsed, or `None` to stop. `format_errors` counts
-    unparseable replies over the agent's life."""
+    """Observation → action. `reset(obs, info)` starts an episode, `act(obs)` returns a GUI action dict (DESIGN §2,
+    pixel coordinates are screenshot pixels), an `invalid(...)` record for a reply that could not be parsed, or
+    `None` to stop. `format_errors` counts unparseable replies over the agent's life.
+
+    Capabilities are attributes and methods with defaults, read by the harness and the frameworks (no `hasattr`
+    probes): `privileged` — the agent is an oracle that reads the reference through `info[PRIVILEGED]` at reset
+    (DESIGN §8: every other agent gets `info` without it, and tables label privileged rows); `needs_screenshot` —
+    render screenshots into observations; `needs_anchors` — PAGE's `subtask_anchors` in observations (a privileged
+    input of executors trained with it, labelled in tables); `tools` — the framework tools a manager gives it (VLAA);
+    `bind(env)`, `feedback(kind, text)`, `criteria(obs)` — what a manager hands it or asks of it; `worker()` — the
+    context each harness worker thread runs in (a batching policy's)."""
     format_errors: int = 0
+    privileged: bool = False
+    needs_screenshot: bool = True
+    needs_anchors: bool = False
+    tools: tuple = ()
     def reset(self, obs: Any = None, info: dict | None = None) -> None:
         "Start a new episode (default: nothing to forget)."
     def act(self, obs: Any) -> dict | None:
         raise NotImplementedError(f"{type(self).__name__} must implement act(obs)")
+    def bind(self, env) -> None:
+        "The environment's GUI-stack services (accessibility waits and lookups) for the agent's use; default: not used."
+    def feedback(self, kind: str, text: str) -> None:
+        "Feedback from the agent's framework (verifier rejections, loop-breaker orders, search results); default: ignored."
+    def criteria(self, obs: Any) -> list[str]:
+        "UI-observable success criteria the agent derives from the instruction and the screen (VLAA's verifier); default: none."
+        return []
+    def worker(self):
+        "The context a harness worker thread runs this agent in (default: none)."
+        return contextlib.nullcontext()
+    def describe(self) -> dict:
+        "What an evaluation records about this agent beyond its spec (e.g. PAGER's planner, executor, policy); default: nothing."
+        return {}
     def close(self) -> None:
         "Free resources (servers, browsers); default: nothing."
+
+def as_agent(obj) -> "Agent":
+    "`obj` itself when it is an `Agent`; an object with only `act(obs)` (and maybe `reset`) wrapped in one, so every capability has its default."
+    if isinstance(obj, Agent): return obj
+    if not callable(getattr(obj, "act", None)): raise TypeError(f"an agent needs act(obs), got {type(obj).__name__}")
+    class _Duck(Agent):
+        def reset(self, obs=None, info=None):
+            if callable(getattr(obj, "reset", None)): obj.reset(obs, info)
+        def act(self, obs): return obj.act(obs)
+    d = _Duck(); d.agent_spec = getattr(obj, "agent_spec", None) or {"name": f"{type(obj).__module__}.{type(obj).__qualname__}",
+                                                                     "entry_point": f"{type(obj).__module__}:{type(obj).__qualname__}", "options": {}}
+    return d
 
 def invalid(raw: str,      # the reply text that failed to parse
             error: str,    # why, in one line
            ) -> dict:
     "The action record of an unparseable reply: kept in the trajectory for scoring, never sent to the environment."
     return {"type": "invalid", "raw": raw, "error": error}
+
+DONE = {"type": "done"}
+"The action that ends an episode (in PAGE Bench: the current subtask). Shared: return `dict(DONE)`, never `DONE` itself."
 
 # %% ../../../nbs/agents/00_base.ipynb #afc8ce78
 def _jsonable(v):
@@ -53,6 +100,14 @@ def _jsonable(v):
 
 def _keep(x) -> bool: return not (hasattr(x, "shape") and getattr(x, "ndim", 0) >= 1) and type(x).__name__ not in ("Image",)
 
+def public_info(info: dict | None) -> dict:
+    "`info` without its privileged part (`info[PRIVILEGED]`): what a non-oracle agent may read at reset (DESIGN §8)."
+    return {k: v for k, v in (info or {}).items() if k != PRIVILEGED}
+
+def agent_is_privileged(agent) -> bool:
+    "The agent's `privileged` attribute (False for plain objects with only `act`)."
+    return bool(getattr(agent, "privileged", False))
+
 def run_episode(env,                      # a Gymnasium env (reset/step with terminated/truncated)
                 agent: Agent,             # the agent (reset(obs, info), act(obs))
                 options: dict | None = None,   # passed to env.reset (e.g. {"task": ...} or {"problem": ...})
@@ -65,7 +120,7 @@ def run_episode(env,                      # a Gymnasium env (reset/step with ter
     "format_errors", "env_errors", "reset_info"}`; `info` values are made JSON-safe (arrays dropped)."""
     if max_steps is not None and max_steps < 0: raise ValueError(f"max_steps must be >= 0, got {max_steps}")
     obs, info = env.reset(seed=seed, options=options)
-    agent.reset(obs, info)
+    agent.reset(obs, info if agent_is_privileged(agent) else public_info(info))
     steps, total, term, trunc, stopped, n_bad, n_env = [], 0.0, False, False, False, 0, 0
     while not (term or trunc):
         if max_steps is not None and len(steps) >= max_steps: trunc = True; break
@@ -81,6 +136,7 @@ def run_episode(env,                      # a Gymnasium env (reset/step with ter
                 obs, r, term, trunc, info = env.step(a)
                 total += float(r)
                 rec.update(reward=float(r), terminated=bool(term), truncated=bool(trunc), info=_jsonable(info))
+                if not bad and info.get("format_error"): n_bad += 1   # a reply the env's own protocol could not parse
             except ValueError as e:
                 n_env += 1
                 rec["env_error"] = str(e)
@@ -146,10 +202,6 @@ def load(entry_point: str) -> Callable:
     return obj
 
 # %% ../../../nbs/agents/00_base.ipynb #3b8bb0b9
-def redact(options: dict | None) -> dict:  # an agent's options (nested dicts and lists)
-    "A copy of `options` with the values of secret keys replaced by '***' (`guilab.core.redact`: the one rule for secrets)."
-    return core_redact(options or {})
-
 def parse_options(pairs: list[str] | None) -> dict:
     """`["k=v", ...]` (CLI `--option k=v`) → dict, values typed as YAML (`3` int, `0.5` float, `false` bool,
     `'007'` a string); raises `RegistryError` on an item without `=`."""

@@ -9,35 +9,48 @@ __all__ = []
 from .base import register
 
 # %% ../../../nbs/agents/01_builtin.ipynb #2ead51d9
-register("pagebench/oracle", "guilab.pagebench.baselines:OracleAgent", "replays the reference actions (TSR 100)")
-register("pagebench/noisy_oracle", "guilab.pagebench.baselines:NoisyOracleAgent", "reference actions + Gaussian pixel noise sigma on click/draw/drag")
+register("pagebench/oracle", "guilab.pagebench.baselines:PageOracleAgent", "replays the reference actions (TSR 100)")
+register("pagebench/noisy_oracle", "guilab.pagebench.baselines:PageNoisyOracleAgent", "reference actions + Gaussian pixel noise sigma on click/draw/drag")
 register("pagebench/type_only", "guilab.pagebench.baselines:TypeOnlyAgent", "reference action types, random parameters")
-register("pagebench/random", "guilab.pagebench.baselines:RandomAgent", "random types and parameters, as many actions as the reference")
+register("pagebench/random", "guilab.pagebench.baselines:PageRandomAgent", "random types and parameters, as many actions as the reference")
 register("pagebench/pager", "guilab.pager.agent:PagerAgent", "PAGER: planner (oracle | model) + executor (scripted | policy: endpoint URL, model folder or params endpoint name)")
+register("pagebench/model", "guilab.pager.agent:model_agent", "PAGER with a model behind an OpenAI-compatible endpoint as executor (base_url, model)")
 
 # %% ../../../nbs/agents/01_builtin.ipynb #67648715
-register("grounding/oracle", "guilab.grounding.baselines:oracle_agent", "zooms onto the target box in n_crops crops and answers its centre")
-register("grounding/random", "guilab.grounding.baselines:random_agent", "random crops and answers (p_crop, p_refuse)")
+register("grounding/oracle", "guilab.grounding.baselines:ZoomOracleAgent",
+         "privileged: zooms onto the target box in n_crops crops and answers its centre")
+register("grounding/random", "guilab.grounding.baselines:ZoomRandomAgent",
+         "random crops and answers (p_crop, p_refuse), seeded per episode")
 register("grounding/ocr", "guilab.grounding.ocr:ocr_single_agent", "OCR text match in one look at the screenshot")
 register("grounding/ocr_zoom", "guilab.grounding.ocr:ocr_zoom_agent", "OCR text match with agentic zoom-in (crop_image)")
 register("grounding/ocr_layout", "guilab.grounding.ocr:ocr_layout_agent", "OCR in one look with the widget rule (no-zoom counterpart of ocr_layout_zoom)")
 register("grounding/ocr_layout_zoom", "guilab.grounding.ocr:ocr_layout_zoom_agent", "OCR with layout-guided zoom: two gutter-split tiles, then a 4x window (3 crops)")
+register("grounding/model", "guilab.grounding.zoom:ZoomModelAgent",
+         "a chat model behind an OpenAI-compatible endpoint in the zoom protocol (base_url, model, max_tokens)")
 
 # %% ../../../nbs/agents/01_builtin.ipynb #9a68c903
 # VLAA-GUI agents are registered here by the vlaa part.
-register("vlaa/oracle", "guilab.vlaa.agents:OracleAgent", "the task's reference solution, then done (infeasible: fail)")
+register("vlaa/oracle", "guilab.vlaa.agents:VLAAOracleAgent",
+         "privileged: the task's reference solution, then done (infeasible: fail)")
 register("vlaa/noop", "guilab.vlaa.agents:NoopAgent", "does nothing: done at once (must score 0 %)")
-register("vlaa/premature", "guilab.vlaa.agents:PrematurePolicy", "oracle that says done early with probability p_premature")
-register("vlaa/repeater", "guilab.vlaa.agents:RepeaterPolicy", "oracle that repeats a do-nothing action with probability p_stuck")
-register("vlaa/stale", "guilab.vlaa.agents:StalePolicy", "oracle that re-clicks its previous click's position with probability p_stale")
-register("vlaa/novice", "guilab.vlaa.agents:NovicePolicy", "does not know some workflows until the search agent names the command")
-register("vlaa/model", "guilab.vlaa.agents:ModelAgent", "a chat model behind an OpenAI-compatible endpoint (base_url, model, api_key_env)")
+register("vlaa/premature", "guilab.vlaa.agents:PrematureAgent",
+         "privileged: the oracle, but says done early with probability p_premature")
+register("vlaa/repeater", "guilab.vlaa.agents:RepeaterAgent",
+         "privileged: the oracle, but repeats a do-nothing action with probability p_stuck")
+register("vlaa/stale", "guilab.vlaa.agents:StaleAgent",
+         "privileged: the oracle, but re-clicks its previous click's position with probability p_stale")
+register("vlaa/novice", "guilab.vlaa.agents:NoviceAgent",
+         "privileged: the oracle, but does not know some workflows until the search agent names the command")
+register("vlaa/model", "guilab.vlaa.agents:VLAAModelAgent",
+         "a chat model behind an OpenAI-compatible endpoint (base_url, model, max_tokens, api_key_env)")
 
 # %% ../../../nbs/agents/01_builtin.ipynb #b8d04bb3
-register("stability/oracle", "guilab.stability.policies:OracleAgent", "shortest path to the goal in the app's UTG; done at the goal")
-register("stability/noisy_oracle", "guilab.stability.policies:NoisyOracleAgent", "the oracle with a random action with probability epsilon")
+register("stability/oracle", "guilab.stability.policies:GraceOracleAgent", "shortest path to the goal in the app's UTG; done at the goal")
+register("stability/noisy_oracle", "guilab.stability.policies:GraceNoisyOracleAgent", "the oracle with a random action with probability epsilon")
 register("stability/looping", "guilab.stability.policies:LoopingAgent", "the oracle with `loops` round trips over a reversible edge pair")
-register("stability/random", "guilab.stability.policies:RandomAgent", "a uniformly random available action, never done")
+register("stability/random", "guilab.stability.policies:GraceRandomAgent", "a uniformly random available action, never done")
 register("stability/lexical", "guilab.stability.policies:LexicalAgent", "text-only instruction follower (quoted controls in order / word overlap)")
-register("stability/endpoint", "guilab.stability.policies:endpoint_agent", "screenshot-only model over an OpenAI-compatible endpoint (base_url, model)")
+register("stability/model", "guilab.stability.policies:grace_model_agent",
+         "screenshot-only model behind an OpenAI-compatible endpoint (base_url, model, api_key_env, max_tokens)")
 register("stability/tiny", "guilab.stability.policies:tiny_agent", "screenshot-only local transformers model (model_dir), greedy")
+register("probe/leak", "guilab.agents.probe:LeakProbe", "DESIGN §8 leak probe: copies every coordinate and label of its observation (must score at chance)")

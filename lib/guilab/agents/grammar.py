@@ -9,7 +9,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['GRAMMAR_FILE', 'loc_bin', 'loc_center', 'parse_action', 'format_action', 'Grammar', 'read_grammar', 'write_grammar',
-           'resolve_grammar', 'format_error_warning']
+           'resolve_grammar']
 
 # %% ../../../nbs/agents/02_grammar.ipynb #2fdd408f
 _NUM = r"(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
@@ -147,14 +147,3 @@ def resolve_grammar(model_dir=None,            # the model folder, when there is
     if g is not None and n != g.loc_bins:
         raise ValueError(f"loc_bins={n} does not match the model folder {model_dir}, which declares loc_bins={g.loc_bins}")
     return Grammar(n, g.image_size if g else None, g.anchors if g else False)
-
-# %% ../../../nbs/agents/02_grammar.ipynb #3d31b364
-def format_error_warning(errors: int,        # replies that did not parse
-                         calls: int,         # replies in all
-                         what: str = "policy", # who replied (for the message)
-                         threshold: float = 0.5, # warn above this share
-                        ) -> str | None:
-    "One line warning when more than `threshold` of `calls` replies failed to parse (None otherwise)."
-    if calls <= 0 or errors / calls <= threshold: return None
-    return (f"{errors}/{calls} replies of {what} did not parse as actions: check the grammar (loc_bins of the model "
-            f"folder, --option loc_bins=N) and the served model name")

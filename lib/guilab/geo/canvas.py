@@ -19,12 +19,12 @@ from ..regions import point_in_box, point_in_polygon
 
 # %% auto #0
 __all__ = ['SNAP_POINT_PX', 'SNAP_OBJECT_PX', 'COORD_DECIMALS', 'DEFAULT_SIZE', 'DEFAULT_WINDOW', 'MAX_INPUT_CHARS',
-           'INPUT_CHARSET', 'LABEL_MODES', 'SUPERSAMPLE', 'CATEGORIES', 'INPUT_KINDS', 'TOOLS', 'HEADER_H', 'TOOLBAR_W',
-           'INPUT_H', 'MENU_W', 'MENU_ROW_H', 'MENU_PAD', 'DIALOG_W', 'DIALOG_H', 'C_TEXT', 'C_MUTED', 'C_BORDER',
-           'C_PANEL', 'C_ACCENT', 'C_ACCENT_BG', 'C_GRID', 'C_AXIS', 'C_FREE', 'C_ONPATH', 'C_DEP', 'C_LINE', 'C_POLY',
-           'C_ANGLE', 'C_OBJTEXT', 'Tool', 'find_tool', 'tools_in', 'gui_layout', 'check_window', 'View', 'font',
-           'draw_text', 'tool_icon', 'chrome', 'nice_step', 'canvas_background', 'StepResult', 'GeoGUI', 'pretty_label',
-           'random_session', 'tool_actions']
+           'INPUT_CHARSET', 'LABEL_MODES', 'SUPERSAMPLE', 'TOOLBAR_CATEGORIES', 'INPUT_KINDS', 'TOOLS', 'HEADER_H',
+           'TOOLBAR_W', 'INPUT_H', 'MENU_W', 'MENU_ROW_H', 'MENU_PAD', 'DIALOG_W', 'DIALOG_H', 'C_TEXT', 'C_MUTED',
+           'C_BORDER', 'C_PANEL', 'C_ACCENT', 'C_ACCENT_BG', 'C_GRID', 'C_AXIS', 'C_FREE', 'C_ONPATH', 'C_DEP',
+           'C_LINE', 'C_POLY', 'C_ANGLE', 'C_OBJTEXT', 'KEY_ALIASES', 'Tool', 'find_tool', 'tools_in', 'gui_layout',
+           'check_window', 'View', 'font', 'draw_text', 'tool_icon', 'chrome', 'nice_step', 'canvas_background',
+           'StepResult', 'GeoGUI', 'pretty_label', 'random_session', 'tool_actions']
 
 # %% ../../../nbs/geo/01_canvas.ipynb #9ecfd28c
 SNAP_POINT_PX = 10.0    # a canvas click within this many screenshot pixels of a point selects that point
@@ -40,7 +40,7 @@ LABEL_MODES = ("auto", "all", "none")  # auto: the kernel's label_visible flags 
 SUPERSAMPLE = 2         # the construction layer is drawn at 2x and box-downsampled (anti-aliasing)
 
 # %% ../../../nbs/geo/01_canvas.ipynb #f2263e46
-CATEGORIES = ("BASIC", "CONSTRUCT", "MEASURE", "LINES", "CIRCLES", "POLYGONS", "TRANSFORM", "MEDIA")
+TOOLBAR_CATEGORIES = ("BASIC", "CONSTRUCT", "MEASURE", "LINES", "CIRCLES", "POLYGONS", "TRANSFORM", "MEDIA")
 INPUT_KINDS = {"point": {"point"}, "line": {"line", "segment", "ray"}, "segment": {"segment"}, "circle": {"circle"},
                "path": {"line", "segment", "ray", "circle", "arc", "polygon"},
                "object": {"point", "line", "segment", "ray", "circle", "arc", "polygon"}, "position": set()}
@@ -50,7 +50,7 @@ class Tool:
     "A GUI tool: GeoGebra's name and mode number, its category, accepted input sequences and command templates."
     name: str                  # GeoGebra's tool name (British English, as in the Geometry app)
     mode: int                  # GeoGebra's mode number (EuclidianConstants.MODE_*)
-    category: str              # one of CATEGORIES
+    category: str              # one of TOOLBAR_CATEGORIES
     forms: tuple = ()          # ((input kinds...), command template or None), tried in order
     dialog: str | None = None  # prompt of the value dialog opened after the inputs (None: no dialog)
     hint: str = ""             # what the tool asks for (shown in the header)
@@ -119,7 +119,7 @@ def find_tool(key: str | int) -> Tool:
 def tools_in(category: str) -> list[Tool]:
     "Tools of a category, in menu order; raises `KeyError` for an unknown category."
     c = category.upper()
-    if c not in CATEGORIES: raise KeyError(f"unknown category {category!r}; categories: {CATEGORIES}")
+    if c not in TOOLBAR_CATEGORIES: raise KeyError(f"unknown category {category!r}; categories: {TOOLBAR_CATEGORIES}")
     return [t for t in TOOLS if t.category == c]
 
 # %% ../../../nbs/geo/01_canvas.ipynb #131cd891
@@ -138,7 +138,7 @@ def gui_layout(width: int = 1280,   # screenshot width, pixels (>= 640)
          "input_bar": (72, H - INPUT_H + 8, W - 13, H - 9), "undo": (W - 100, 8, W - 13, HEADER_H - 9)}
     gap = 6
     bh = min(64, (H - HEADER_H - INPUT_H - 16 - 7 * gap) // 8)
-    for i, cat in enumerate(CATEGORIES):
+    for i, cat in enumerate(TOOLBAR_CATEGORIES):
         y0 = HEADER_H + 8 + i * (bh + gap)
         L[f"category:{cat}"] = (4, y0, TOOLBAR_W - 5, y0 + bh - 1)
         tools = tools_in(cat)
@@ -316,7 +316,7 @@ def chrome(width: int, height: int) -> dict:
     # toolbar
     d.rectangle(L["toolbar"], fill=(255, 255, 255)); d.line([(TOOLBAR_W - 1, HEADER_H), (TOOLBAR_W - 1, height - INPUT_H - 1)], fill=C_BORDER)
     cat_on = {}
-    for cat in CATEGORIES:
+    for cat in TOOLBAR_CATEGORIES:
         b = L[f"category:{cat}"]
         base.paste(_category_button(cat, b, False), b[:2]); cat_on[cat] = _category_button(cat, b, True)
     # input panel
@@ -325,7 +325,7 @@ def chrome(width: int, height: int) -> dict:
     d.rounded_rectangle(L["input_bar"], radius=4, fill=(255, 255, 255), outline=C_BORDER)
     # menus
     menu, row_on = {}, {}
-    for cat in CATEGORIES:
+    for cat in TOOLBAR_CATEGORIES:
         mb = L[f"menu:{cat}"]; mw, mh = mb[2] - mb[0] + 1, mb[3] - mb[1] + 1
         m = Image.new("RGB", (mw, mh), (255, 255, 255)); md = ImageDraw.Draw(m)
         md.rectangle([0, 0, mw - 1, mh - 1], outline=(190, 190, 190))
@@ -392,8 +392,9 @@ def _fmt(v: float) -> str:
     s = f"{round(v, COORD_DECIMALS):.{COORD_DECIMALS}f}".rstrip("0").rstrip(".")
     return "0" if s in ("-0", "") else s
 
-_KEYS = {"enter": "enter", "return": "enter", "escape": "escape", "esc": "escape", "backspace": "backspace",
-         "ctrl+z": "undo", "control+z": "undo", "meta+z": "undo", "cmd+z": "undo"}
+# key names the GUI accepts (lower case, no spaces) -> the key it acts on (`GeoGUI.key`; `GeoCanvasEnv` checks against it)
+KEY_ALIASES = {"enter": "enter", "return": "enter", "escape": "escape", "esc": "escape", "backspace": "backspace",
+               "ctrl+z": "undo", "control+z": "undo", "meta+z": "undo", "cmd+z": "undo"}
 
 class GeoGUI:
     "The simulated GeoGebra Geometry GUI (see the module docs): `step(action)`, widget boxes, world↔pixel, rendering."
@@ -443,7 +444,7 @@ class GeoGUI:
         if name.startswith("tool:"): return list(self.layout[f"tool:{find_tool(name[5:]).name}"])
         if name.startswith(("category:", "menu:")):
             pre, cat = name.split(":", 1)
-            if cat.upper() not in CATEGORIES: raise KeyError(f"unknown category {cat!r}; categories: {CATEGORIES}")
+            if cat.upper() not in TOOLBAR_CATEGORIES: raise KeyError(f"unknown category {cat!r}; categories: {TOOLBAR_CATEGORIES}")
             return list(self.layout[f"{pre}:{cat.upper()}"])
         if name not in self.layout: raise KeyError(f"unknown widget {name!r}; e.g. {sorted(self.layout)[:8]}...")
         return list(self.layout[name])
@@ -545,12 +546,12 @@ def _press(self: GeoGUI, x: float, y: float) -> StepResult:
         cat = self.open_category
         for t in tools_in(cat):
             if point_in_box(x, y, L[f"tool:{t.name}"]): return self._select(t)
-        for c in CATEGORIES:
+        for c in TOOLBAR_CATEGORIES:
             if point_in_box(x, y, L[f"category:{c}"]) and c != cat:
                 self.open_category = c; return StepResult(True, f"{c} tools shown: {', '.join(t.name for t in tools_in(c))}")
         self.open_category = None
         return StepResult(True, f"{cat} menu closed")
-    for c in CATEGORIES:
+    for c in TOOLBAR_CATEGORIES:
         if point_in_box(x, y, L[f"category:{c}"]):
             self.open_category, self.focus = c, None
             return StepResult(True, f"{c} tools shown: {', '.join(t.name for t in tools_in(c))}")
@@ -578,7 +579,7 @@ def _type(self: GeoGUI, text: str) -> StepResult:
 
 @patch
 def _key(self: GeoGUI, key: str) -> StepResult:
-    k = _KEYS.get(key.strip().lower().replace(" ", ""))
+    k = KEY_ALIASES.get(key.strip().lower().replace(" ", ""))
     if k is None: return StepResult(False, f"unsupported key {key!r}; use Enter, Escape, Backspace or ctrl+z")
     if k == "undo": return self._undo_step()
     if k == "backspace":
@@ -1448,7 +1449,7 @@ def random_session(gui: GeoGUI,     # the GUI to drive (its construction should 
             hw, hh = (w["xmax"] - w["xmin"]) / 2 * f, (w["ymax"] - w["ymin"]) / 2 * f
             what = ["view", f, dx, dy]; gui.set_window({"xmin": cx + dx - hw, "xmax": cx + dx + hw, "ymin": cy + dy - hh, "ymax": cy + dy + hh})
         elif u < 0.90: what = ["labels", rng.choice(LABEL_MODES)]; gui.labels = what[1]
-        elif u < 0.95: what = ["category", rng.choice(CATEGORIES)]; gui.click_widget(f"category:{what[1]}")
+        elif u < 0.95: what = ["category", rng.choice(TOOLBAR_CATEGORIES)]; gui.click_widget(f"category:{what[1]}")
         else: what = ["click", rng.uniform(0, gui.width - 1), rng.uniform(0, gui.height - 1)]; gui.click(*what[1:])
         yield what
 

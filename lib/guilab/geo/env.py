@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..core import ACTION_TYPES, Action, Problem, RecordError
-from .canvas import (DEFAULT_SIZE, DEFAULT_WINDOW, INPUT_CHARSET, MAX_INPUT_CHARS, TOOLS, GeoGUI, _KEYS)
+from .canvas import (DEFAULT_SIZE, DEFAULT_WINDOW, INPUT_CHARSET, MAX_INPUT_CHARS, TOOLS, GeoGUI, KEY_ALIASES)
 from .kernel import parse_command, GeoCommandError
 
 # %% auto #0
@@ -54,7 +54,7 @@ class GuiActionSpace(spaces.Space):
             v = getattr(a, k)
             if not (math.isfinite(v) and 0 <= v <= (self.width if k[0] == "x" else self.height) - 1): return False
         if a.type == "type": return set(a.text) <= set(INPUT_CHARSET)
-        if a.type == "key": return a.key.strip().lower().replace(" ", "") in _KEYS
+        if a.type == "key": return a.key.strip().lower().replace(" ", "") in KEY_ALIASES
         return True
 
     def __repr__(self): return f"GuiActionSpace({self.width}x{self.height})"

@@ -18,14 +18,14 @@ from ..core import GroundingSample, free_port, git_commit, is_secret, make_manif
 from .sources import CaptureError, clean_name, load_screenspot_pro, save_screenspot, size_stats
 
 # %% auto #0
-__all__ = ['APPS_DIR', 'log', 'APP_EXTRACT_JS', 'APP_INSTRUCTION_TEMPLATES', 'AppUnavailable', 'app_specs', 'app_available',
+__all__ = ['APPS_DIR', 'APP_EXTRACT_JS', 'APP_INSTRUCTION_TEMPLATES', 'AppUnavailable', 'app_specs', 'app_available',
            'kill_group', 'setup_app', 'start_app', 'clean_app_name', 'app_instruction', 'box_contrast',
            'app_targets_to_samples', 'run_steps', 'app_states', 'capture_app', 'app_capture_matches', 'capture_apps',
            'load_app_capture']
 
 # %% ../../../nbs/grounding/08_apps.ipynb #19162b77
 APPS_DIR = Path(guilab.__file__).resolve().parent/"data"/"apps"   # app data: apps.yaml, data writers, the Streamlit app
-log = logging.getLogger("guilab.grounding.apps")
+_log = logging.getLogger("guilab.grounding.apps")
 
 class AppUnavailable(RuntimeError):
     "An application is not installed here, or its server did not start."
@@ -434,7 +434,7 @@ def _capture_app(out: Path, app: str, seed: int, states: list[str], viewport, ds
                     try: run_steps(page, url, token, spec.get("reset", []))
                     except Exception as e2: st["error"] += f" | reset failed: {type(e2).__name__}: {str(e2)[:200]}"
                 st["seconds"] = round(time.monotonic() - ts, 2)
-                log.info("%s state %s: %s samples, %.1fs%s", app, name, st["n_samples"], st["seconds"], f" ERROR {st['error']}" if st["error"] else "")
+                _log.info("%s state %s: %s samples, %.1fs%s", app, name, st["n_samples"], st["seconds"], f" ERROR {st['error']}" if st["error"] else "")
                 report.append(st)
     samples = [GroundingSample.from_dict({"id": f"{app}_{i:04d}", **r}) for i, r in enumerate(records)]
     ann = save_screenspot(out, samples, {s.img_filename: img_dir/s.img_filename for s in samples}, app=app)

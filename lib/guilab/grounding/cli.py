@@ -7,53 +7,42 @@ from __future__ import annotations
 import argparse, json, sys
 from pathlib import Path
 
-import yaml
 from ..core import command_group, cli_number
 
 # %% auto #0
 __all__ = ['add_capture_cli', 'add_cli']
 
 # %% ../../../nbs/grounding/04_cli.ipynb #3e4b3e70
-def _opts(pairs: list[str] | None) -> dict:
-    "`['k=v', ...]` -> dict, values parsed as YAML (numbers, booleans, lists)."
-    out = {}
-    for p in pairs or []:
-        if "=" not in p: raise ValueError(f"--agent-opt {p!r} is not KEY=VALUE")
-        k, v = p.split("=", 1)
-        out[k.strip()] = yaml.safe_load(v)
-    return out
-
-def _summary(res: dict) -> str:
-    o = res["metrics"]["overall"]
-    acc = "n/a" if o["n"] == 0 else f"{100 * o['action_acc']:.2f}%"
-    return (f"action_acc {acc} ({o['correct']}/{o['n']}), format errors {o['format_errors']}, "
-            f"done {res['n_done']}/{res['n_expected']}" + ("" if res["complete"] else " (incomplete)"))
+def _summary(s: dict) -> str:
+    o = (s["metrics"] or {}).get("overall") or {"n": 0}
+    acc = "n/a" if o["n"] == 0 else f"{100 * o['action_acc']:.2f}% ({o['correct']}/{o['n']})"
+    return (f"action_acc {acc}, format errors {o.get('format_errors', 0)}, episodes ok {s['n_ok']}/{s['n_tasks']}"
+            + ("" if s["complete"] else " (incomplete)"))
 
 def _cmd_eval(a) -> int:
-    from guilab.grounding.evaluate import evaluate, load_samples, parse_shard
-    samples = load_samples(a.data, images=a.images, box_format=a.box_format)
+    from guilab.bench import evaluate, EvaluationError
+    from guilab.agents.base import parse_options
+    from guilab.core import parse_shard
     shard = parse_shard(a.shard)
-    res = evaluate(samples, a.agent, a.out, shard=shard, workers=a.workers, seed=a.seed, limit=a.limit,
-                   images=a.images, agent_options=_opts(a.agent_opt), progress=not a.quiet)
-    print(f"shard {shard[0]}/{shard[1]}: {_summary(res)}")
-    print(f"results: {res['results']}")
-    if shard[1] == 1: print(f"metrics: {Path(a.out) / 'metrics.json'}")
-    else: print(f"after every shard has run: guilab grounding merge --out {a.out}")
-    for f in res["failed"][:5]: print(f"failed: {f['id']}: {f['error']}", file=sys.stderr)
-    if res["failed"]:
-        print(f"{len(res['failed'])} sample(s) failed; run the same command again to retry them", file=sys.stderr)
-        return 1
+    settings = {"data": a.data, **({"images": a.images} if a.images else {}),
+                **({"box_format": a.box_format} if a.box_format else {})}
+    try:
+        s = evaluate("grounding", a.agent, a.out, shard=shard, limit=a.limit, settings=settings,
+                     agent_options=parse_options(a.agent_opt), seed=a.seed, workers=a.workers, progress=not a.quiet)
+    except EvaluationError as e:
+        print(f"shard {shard[0]}/{shard[1]}: {_summary(e.summary)}")
+        print(f"guilab grounding eval: {e}; run the same command again to retry them", file=sys.stderr); return 1
+    tag = "" if shard[1] == 1 else f"-{shard[0]}-of-{shard[1]}"
+    print(f"shard {shard[0]}/{shard[1]}: {_summary(s)}")
+    print(f"episodes: {Path(a.out) / f'episodes{tag}.jsonl'}\nsummary: {Path(a.out) / f'summary{tag}.json'}")
+    if shard[1] > 1: print(f"after every shard has run: guilab grounding merge --out {a.out}")
     return 0
 
 def _cmd_merge(a) -> int:
-    from guilab.grounding.evaluate import merge_shards
-    res = merge_shards(a.out)
-    print(f"merged: {_summary(res)}\nmetrics: {Path(a.out) / 'metrics.json'}")
-    if not res["complete"]:   # the partial merge is written (marked incomplete); the exit status says it is not the whole run
-        todo = [i for i in range(res["config"]["n_shards"]) if i not in res["shards_done"]]
-        print(f"incomplete: shard(s) {', '.join(map(str, todo))} of {res['config']['n_shards']} missing or unfinished; run them, then merge again", file=sys.stderr)
-        return 1
-    return 0
+    from guilab.bench import merge
+    s = merge(a.out)
+    print(f"merged: {_summary(s)}\nsummary: {Path(a.out) / 'summary.json'}")
+    return 0 if s["complete"] else 1
 
 def _cmd_capture(a) -> int:
     try:
@@ -82,12 +71,14 @@ def add_capture_cli(gsub) -> argparse.ArgumentParser:
 def add_cli(subparsers) -> None:
     "Add `guilab grounding eval|merge|capture` to the main parser's sub-parsers."
     gsub = command_group(subparsers, "grounding", help="LBS zoom-in grounding: evaluate agents, merge shards, capture screenshots")
-    e = gsub.add_parser("eval", help="resumable, sharded grounding evaluation (run the same command again to resume)")
-    e.add_argument("--data", required=True, help="ScreenSpot-Pro / OSWorld-G annotation .json, GroundingSample .jsonl, or a folder")
+    e = gsub.add_parser("eval", help="grounding evaluation with the one harness (= guilab eval grounding); resumable")
+    e.add_argument("--data", required=True, help="ScreenSpot-Pro / OSWorld-G annotation .json, GroundingSample .jsonl, "
+                                                 "a folder, or synthetic:N:SEED[:WxH]")
     from guilab.agents.base import registered
     names = ", ".join(n.split("/", 1)[1] for n in registered("grounding"))
-    e.add_argument("--agent", required=True, help=f"a grounding agent of the registry ({names}) or package.module:factory")
-    e.add_argument("--out", required=True, help="results folder (results-<i>-of-<n>.jsonl, metrics.json)")
+    e.add_argument("--agent", required=True, help=f"a grounding agent of the registry ({names}) or module:Class")
+    e.add_argument("--out", required=True, help="run folder (run.json, episodes.jsonl, summary.json, manifest.json; "
+                                                "-K-of-N per shard)")
     e.add_argument("--images", default=None, help="image folder (default: the annotation file's folder)")
     e.add_argument("--box-format", choices=("xyxy", "xywh"), default=None,
                    help="box convention of the data's bbox records (default: detected per format: ScreenSpot-Pro xyxy, "
@@ -101,7 +92,8 @@ def add_cli(subparsers) -> None:
                         "python -c 'from guilab.agents.base import agent_help; print(agent_help(\"grounding\"))')")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=_cmd_eval)
-    m = gsub.add_parser("merge", help="merge the shards of a sharded run into metrics.json")
+    m = gsub.add_parser("merge", help="merge the shards of a sharded run (guilab.bench.merge: run.json, "
+                                      "episodes.jsonl, summary.json)")
     m.add_argument("--out", required=True, help="results folder of the run")
     m.set_defaults(func=_cmd_merge)
     add_capture_cli(gsub)

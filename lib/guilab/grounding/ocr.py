@@ -14,13 +14,14 @@ from PIL import Image
 
 from ..core import GroundingSample
 from ..regions import NORM, box_center, px_to_norm
-from .zoom import (ORIGINAL_NAME, CropAction, ZoomSession, run_episode, MAX_TURNS, FORMAT_RETRIES)
+from .zoom import (ORIGINAL_NAME, ChatAgent, CropAction, ZoomSession, mirror_crops, MAX_TURNS,
+                                   FORMAT_RETRIES)
 
 # %% auto #0
 __all__ = ['TESSERACT', 'CACHE_SIZE', 'STOPWORDS', 'VIEW_PIXELS', 'OCRUnavailable', 'Token', 'ocr_tokens', 'group_lines',
            'instruction_phrases', 'Match', 'find_phrase', 'ocr_grounder', 'view_scale', 'OCRPolicy', 'OCRZoomPolicy',
            'layout_cut', 'widget_side', 'beside_blob', 'label_box', 'OCRLayoutPolicy', 'OCRLayoutZoomPolicy',
-           'ocr_agent', 'ocr_single_agent', 'ocr_zoom_agent', 'ocr_layout_agent', 'ocr_layout_zoom_agent']
+           'OCRAgent', 'ocr_agent', 'ocr_single_agent', 'ocr_zoom_agent', 'ocr_layout_agent', 'ocr_layout_zoom_agent']
 
 # %% ../../../nbs/grounding/05_ocr.ipynb #282e4b11
 TESSERACT = shutil.which("tesseract") or "/usr/bin/tesseract"
@@ -506,35 +507,48 @@ class OCRLayoutZoomPolicy(OCRZoomPolicy):
         return _answer(*_centre(_to_original(c, ans)), W, H, why + ".")
 
 # %% ../../../nbs/grounding/05_ocr.ipynb #96c6ee48
-def ocr_agent(zoom: bool = False,                       # agentic zoom or a single look
-              view_pixels: int | None = VIEW_PIXELS,    # pixel budget of the first look; None: full resolution
-              min_ratio: float = 0.75,
+class OCRAgent(ChatAgent):
+    """An OCR policy (`OCRPolicy`, `OCRZoomPolicy`, `OCRLayoutPolicy`, `OCRLayoutZoomPolicy`) as an agent of the zoom
+    env (see above); `policy_options` go to the policy's constructor. Raises `OCRUnavailable` without tesseract."""
+    wants_images = False
+    def __init__(self, zoom: bool = False,                  # agentic zoom or a single look
+                 view_pixels: int | None = VIEW_PIXELS,     # pixel budget of the first look; None: full resolution
+                 min_ratio: float = 0.75,
+                 max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES,
+                 *, layout: bool = False,                   # layout policies (OCRLayoutPolicy / OCRLayoutZoomPolicy)
+                 **policy_options):
+        super().__init__(None, max_turns, format_retries)
+        self.cls = {(False, False): OCRPolicy, (True, False): OCRZoomPolicy, (False, True): OCRLayoutPolicy,
+                    (True, True): OCRLayoutZoomPolicy}[(bool(zoom), bool(layout))]
+        self.view_pixels, self.min_ratio, self.policy_options = view_pixels, min_ratio, policy_options
+    def new_policy(self, obs: dict, info: dict) -> OCRPolicy:
+        orig = obs["images"][0]
+        self.session = ZoomSession(Image.fromarray(obs["screenshot"]), name=orig["path"], max_crops=obs["crops_left"])
+        return self.cls(self.session, obs["instruction"], view_pixels=self.view_pixels, min_ratio=self.min_ratio,
+                        **self.policy_options)
+    def act(self, obs: dict) -> dict:
+        mirror_crops(self.session, obs["images"])
+        return super().act(obs)
+    def episode_notes(self) -> dict: return {"ocr_log": self.episode_policy.log}
+
+def ocr_agent(zoom: bool = False, view_pixels: int | None = VIEW_PIXELS, min_ratio: float = 0.75,
               max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES,
-              *, layout: bool = False,                  # layout policies (OCRLayoutPolicy / OCRLayoutZoomPolicy) instead of OCRPolicy / OCRZoomPolicy
-              **policy_options) -> Callable:
-    "A grounding agent `agent(sample, image, seed) -> trajectory` running the OCR policy through `run_episode`."
-    cls = {(False, False): OCRPolicy, (True, False): OCRZoomPolicy, (False, True): OCRLayoutPolicy, (True, True): OCRLayoutZoomPolicy}[(bool(zoom), bool(layout))]
-    def agent(sample: GroundingSample, image: Image.Image, seed: int = 0) -> dict:
-        s = ZoomSession(image)
-        pol = cls(s, sample.instruction, view_pixels=view_pixels, min_ratio=min_ratio, **policy_options)
-        tr = run_episode(s, sample.instruction, pol, max_turns=max_turns, format_retries=format_retries, encode_images=False)
-        tr["ocr_log"] = pol.log
-        return tr
-    agent.agent_name = f"ocr{'_layout' if layout else ''}{'_zoom' if zoom else ''}" + ("" if view_pixels == VIEW_PIXELS else f"@{view_pixels or 'full'}")
-    return agent
+              *, layout: bool = False, **policy_options) -> OCRAgent:
+    "An `OCRAgent` (see its arguments)."
+    return OCRAgent(zoom, view_pixels, min_ratio, max_turns, format_retries, layout=layout, **policy_options)
 
 def ocr_single_agent(view_pixels: int | None = VIEW_PIXELS, min_ratio: float = 0.75,
-                     max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES) -> Callable:
+                     max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES) -> OCRAgent:
     "The `grounding/ocr` agent: `ocr_agent(zoom=False)` (one look)."
     return ocr_agent(False, view_pixels, min_ratio, max_turns, format_retries)
 
 def ocr_zoom_agent(view_pixels: int | None = VIEW_PIXELS, min_ratio: float = 0.75,
-                   max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES) -> Callable:
+                   max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES) -> OCRAgent:
     "The `grounding/ocr_zoom` agent: `ocr_agent(zoom=True)` (agentic zoom-in)."
     return ocr_agent(True, view_pixels, min_ratio, max_turns, format_retries)
 
 def ocr_layout_agent(view_pixels: int | None = VIEW_PIXELS, min_ratio: float = 0.75,
-                     max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES) -> Callable:
+                     max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES) -> OCRAgent:
     "The `grounding/ocr_layout` agent: `ocr_agent(zoom=False, layout=True)` (one look, widget rule on the view; the no-zoom counterpart of ocr_layout_zoom)."
     return ocr_agent(False, view_pixels, min_ratio, max_turns, format_retries, layout=True)
 
@@ -542,7 +556,7 @@ def ocr_layout_zoom_agent(view_pixels: int | None = VIEW_PIXELS, min_ratio: floa
                           max_turns: int = MAX_TURNS, format_retries: int = FORMAT_RETRIES,
                           tile_read_zoom: float = 1.0,   # tiles read at this many times the original's resolution (never upsampled)
                           crop_read_zoom: float = 4.0,   # the 4x window read at this many times the original's resolution
-                         ) -> Callable:
+                         ) -> OCRAgent:
     "The `grounding/ocr_layout_zoom` agent: `ocr_agent(zoom=True, layout=True)` (two layout tiles, then a 4x window; 3 crops)."
     return ocr_agent(True, view_pixels, min_ratio, max_turns, format_retries, layout=True,
                      tile_read_zoom=tile_read_zoom, crop_read_zoom=crop_read_zoom)

@@ -18,7 +18,7 @@ from ..core import GroundingSample, RecordError, atomic_write, git_commit, make_
 from ..regions import to_xyxy, check_box, polygon_bounds, point_in_box
 
 # %% auto #0
-__all__ = ['BOX_FORMATS', 'EXTRACT_JS', 'INSTRUCTION_TEMPLATES', 'JLAB_STATES', 'log', 'SourceError', 'from_screenspot',
+__all__ = ['SOURCE_BOX_FORMATS', 'EXTRACT_JS', 'INSTRUCTION_TEMPLATES', 'JLAB_STATES', 'SourceError', 'from_screenspot',
            'from_osworld_g', 'load_screenspot_pro', 'load_screenspot_v1', 'load_osworld_g', 'target_area_frac',
            'split_by_target_size', 'size_stats', 'save_screenspot', 'synthetic_gui', 'clean_name', 'make_instruction',
            'CaptureError', 'targets_to_samples', 'capture_jupyterlab']
@@ -27,7 +27,7 @@ __all__ = ['BOX_FORMATS', 'EXTRACT_JS', 'INSTRUCTION_TEMPLATES', 'JLAB_STATES', 
 class SourceError(ValueError):
     "A grounding data file or record is malformed; the message names the file and the record."
 
-BOX_FORMATS = {"screenspot_pro": "xyxy", "screenspot_v1": "xywh", "osworld_g": "xywh"}   # published box convention per format
+SOURCE_BOX_FORMATS = {"screenspot_pro": "xyxy", "screenspot_v1": "xywh", "osworld_g": "xywh"}   # published box convention per format
 
 def _read_json_list(path: Path) -> list:
     try: data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -132,7 +132,7 @@ def _image_dir(images, root: Path, *names: str) -> Path:
 def load_screenspot_pro(folder_or_file: str | os.PathLike,    # an annotation .json, a folder of them, or the dataset root with annotations/
                         images: str | os.PathLike | None = None,  # image folder; default <root>/images or the annotation folder
                         check_images: bool = True,             # raise when an image file is missing
-                        box_format: str = BOX_FORMATS["screenspot_pro"],  # "xyxy" as published; "xywh" for files that deviate
+                        box_format: str = SOURCE_BOX_FORMATS["screenspot_pro"],  # "xyxy" as published; "xywh" for files that deviate
                        ) -> list[GroundingSample]:
     """Load ScreenSpot-Pro annotations into `GroundingSample`s (boxes `[x1,y1,x2,y2]` in image pixels), in file
     order (files sorted by name). Raises `SourceError` naming the file and record index/id for malformed records,
@@ -144,7 +144,7 @@ def load_screenspot_pro(folder_or_file: str | os.PathLike,    # an annotation .j
 def load_screenspot_v1(folder_or_file: str | os.PathLike,     # screenspot_{mobile,desktop,web}.json, or their folder
                        images: str | os.PathLike | None = None,   # image folder; default <root>/screenspot_imgs, <root>/images or the folder
                        check_images: bool = True,              # raise when an image file is missing
-                       box_format: str = BOX_FORMATS["screenspot_v1"],  # "xywh" as published by SeeClick
+                       box_format: str = SOURCE_BOX_FORMATS["screenspot_v1"],  # "xywh" as published by SeeClick
                       ) -> list[GroundingSample]:
     """Load ScreenSpot v1 (SeeClick) annotations (boxes **xywh** pixels -> `[x1,y1,x2,y2]`); `group` is the split
     from the file name (`screenspot_mobile.json` -> `mobile`). Raises `SourceError` as `load_screenspot_pro` does."""
@@ -157,7 +157,7 @@ def load_screenspot_v1(folder_or_file: str | os.PathLike,     # screenspot_{mobi
 def load_osworld_g(file: str | os.PathLike,                     # the OSWorld-G annotation JSON (a list)
                    images: str | os.PathLike | None = None,     # image folder; default <file's folder>/images or the file's folder
                    check_images: bool = True,                   # raise when an image file is missing
-                   box_format: str = BOX_FORMATS["osworld_g"],  # convention of bbox items ("xywh" as published)
+                   box_format: str = SOURCE_BOX_FORMATS["osworld_g"],  # convention of bbox items ("xywh" as published)
                   ) -> list[GroundingSample]:
     """Load OSWorld-G records into `GroundingSample`s with `from_osworld_g`. Raises `SourceError` naming the file and
     record for unknown box types, malformed coordinates, empty or inverted boxes, duplicate ids or missing images."""
@@ -701,7 +701,7 @@ JLAB_STATES: dict[str, tuple[Callable, Callable | None]] = {
 }
 
 # %% ../../../nbs/grounding/01_sources.ipynb #f7ac5ab3
-log = logging.getLogger("guilab.grounding.sources")
+_log = logging.getLogger("guilab.grounding.sources")
 
 class CaptureError(RuntimeError):
     "A capture produced fewer samples than required, or could not start at all."
@@ -794,7 +794,7 @@ def _capture(out: Path, min_samples: int, seed: int, states: list[str], viewport
                 try: lab.escape(3); lab.goto(reset=True)
                 except Exception as e2: st["error"] += f" | reset failed: {type(e2).__name__}: {str(e2)[:200]}"
             st["seconds"] = round(time.monotonic() - ts, 2)
-            log.info("capture state %s: %s samples, %.1fs%s", name, st["n_samples"], st["seconds"], f" ERROR {st['error']}" if st["error"] else "")
+            _log.info("capture state %s: %s samples, %.1fs%s", name, st["n_samples"], st["seconds"], f" ERROR {st['error']}" if st["error"] else "")
             report.append(st)
     samples = []
     for i, r in enumerate(records):

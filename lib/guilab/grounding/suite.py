@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Iterable
 
 from ..core import GroundingSample, cache_key, read_jsonl, rng, sha256_file
+from ..bench import evaluate
 from .sources import JLAB_STATES, capture_jupyterlab, load_screenspot_pro
 from .apps import capture_apps, load_app_capture
-from .evaluate import evaluate
+from .evaluate import GroundingBench, read_results
 
 # %% auto #0
 __all__ = ['jupyterlab_capture', 'capture_states', 'capture_matches', 'capture_benchmark', 'seeded_subset', 'samples_tag',
@@ -91,20 +92,21 @@ def run_agents(samples: list,                 # GroundingSamples
                seed: int = 0,                 # base seed of the evaluation
                variants: dict | None = None,  # alias -> {"agent": registered name, **options}: an agent under other options (e.g. a smaller first view)
               ) -> dict[str, list[dict]]:
-    """Evaluate every agent on `samples` (resumable, `guilab.grounding.evaluate.evaluate`) and return `{agent: result
-    records}` (sorted by id); prints one accuracy line per agent. An agent named in `variants` is its `agent` made with
-    the other keys as options (params `grounding.variants`). Raises `RuntimeError` when a sample failed (a rerun resumes)."""
+    """Evaluate every agent on `samples` (`guilab.bench.evaluate` of a `GroundingBench` over them; resumable) and return
+    `{agent: result records}` (`read_results`: sorted by id); prints one accuracy line per agent. An agent named in
+    `variants` is its `agent` made with the other keys as options (params `grounding.variants`). Raises
+    `guilab.bench.EvaluationError` when an episode failed (a rerun resumes and retries it)."""
     folder = Path(eval_dir) / f"{name}-{samples_tag(samples, images)}"
     res = {}
     variants = variants or {}
     for a in agents:
         t0 = time.time()
         v = dict(variants.get(a) or {}); base = v.pop("agent", a)
-        r = evaluate(samples, base, folder / a.replace("/", "_"), workers=workers, seed=seed, images=images,
-                     agent_name=a, agent_options=v or None)
-        if r["failed"]: raise RuntimeError(f"{a}: {len(r['failed'])} sample(s) failed, e.g. {r['failed'][0]}")
-        res[a] = read_jsonl(folder / a.replace("/", "_") / "results.jsonl")
-        o = r["metrics"]["overall"]
+        out = folder / a.replace("/", "_")
+        s = evaluate(GroundingBench(samples=samples, images=images), base, out, workers=workers, seed=seed,
+                     agent_options=v or None, progress=False)
+        res[a] = read_results(out)
+        o = s["metrics"]["overall"]
         print(f"{a:>9}: {o['correct']}/{o['n']} correct = {100 * o['action_acc']:.2f}%, format errors {o['format_errors']}, "
               f"mean crops {o['mean_crops']:.2f} ({time.time() - t0:.0f} s)")
     return res

@@ -12,8 +12,8 @@ from typing import Iterable
 from PIL import Image
 
 from ..core import GroundingSample, atomic_write
-from .zoom import ZoomSession, ORIGINAL_NAME
-from .evaluate import as_sample, is_correct
+from .zoom import ZoomSession, ORIGINAL_NAME, is_correct
+from .evaluate import as_sample, read_results
 
 # %% auto #0
 __all__ = ['replay_crops', 'write_viewer']
@@ -88,14 +88,16 @@ def _frame(src: str, alt: str, svg: str) -> str:
 
 def _records_by_id(trajectories) -> dict:
     if isinstance(trajectories, dict): items = [{"id": k, **({"trajectory": v} if "turns" in v else v)} for k, v in trajectories.items()]
+    elif isinstance(trajectories, (str, os.PathLike)): items = read_results(trajectories)
     else: items = list(trajectories)
     out = {}
     for r in items:
-        if not isinstance(r, dict) or "id" not in r: raise ValueError("each trajectory record needs an 'id' (results.jsonl records have one)")
+        if not isinstance(r, dict) or "id" not in r:
+            raise ValueError("each trajectory record needs an 'id' (result and episode records have one)")
         out[str(r["id"])] = r
     return out
 
-def write_viewer(trajectories,                       # results.jsonl records (id, trajectory, ...) or {id: trajectory}
+def write_viewer(trajectories,                       # a run folder, its records (read_results / episodes), {id: traj}
                  samples: Iterable,                  # GroundingSample records or dicts, matched to trajectories by id
                  image_root: str | os.PathLike | None,  # folder of the samples' img_filename (None: sample.extra image_file/img_path)
                  out_dir: str | os.PathLike,         # viewer folder: index.html + img/
@@ -118,7 +120,7 @@ def write_viewer(trajectories,                       # results.jsonl records (id
     originals: dict[str, tuple[str, Image.Image]] = {}
     panels, n_ok = [], 0
     for k, (sid, rec) in enumerate(recs.items()):
-        s = by_id[sid]; tr = rec.get("trajectory", rec)
+        s = by_id[sid]; tr = rec.get("trajectory") or (rec.get("episode") or {}).get("trajectory") or rec
         src = Path(image_root) / s.img_filename if image_root is not None else Path(s.extra.get("image_file") or s.extra.get("img_path") or s.img_filename)
         if not src.is_file(): raise FileNotFoundError(f"image of sample {sid} not found: {src}")
         if str(src) not in originals:

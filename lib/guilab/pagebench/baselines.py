@@ -7,42 +7,45 @@ from __future__ import annotations
 import math
 import numpy as np
 from ..core import rng, ACTION_TYPES
-from ..agents.base import Agent
+from ..agents.base import Agent, DONE, PRIVILEGED
 
 # %% auto #0
-__all__ = ['SIGMAS', 'KEYS', 'DONE', 'OracleAgent', 'NoisyOracleAgent', 'random_params', 'TypeOnlyAgent', 'RandomAgent']
+__all__ = ['SIGMAS', 'KEYS', 'PageOracleAgent', 'PageNoisyOracleAgent', 'random_params', 'TypeOnlyAgent', 'PageRandomAgent']
 
 # %% ../../../nbs/pagebench/11_baselines.ipynb #c3eea44f
 SIGMAS = (1, 2, 4, 8, 16)   # the noisy-oracle sweep of the reproduction (pixels)
 KEYS = ("Enter", "Escape", "Backspace")
 _CHARS = np.array(list("ABCDEFabcdefxyz0123456789(),=+-. "))
 
-DONE = {"type": "done"}   # ends the current subtask (the grammar's `done()`)
-
-class OracleAgent(Agent):
-    "Replays the recorded reference actions (the build's ground truth): TSR 100 and OTC 1 on any kept trajectory."
+class _Reference(Agent):
+    "A baseline that reads the reference: the built trajectory from `info[PRIVILEGED]` at reset, this subtask's steps by `obs['task_index']`."
+    privileged = True
     needs_screenshot = False
+    def reset(self, obs=None, info=None):
+        self._traj, self._pid = (info or {})[PRIVILEGED]["trajectory"], (info or {}).get("id")
+    def _task_ref(self, obs: dict) -> dict: return self._traj["tasks"][obs["task_index"]]
+    def _steps(self, obs: dict) -> list: return self._task_ref(obs)["steps"]
+
+class PageOracleAgent(_Reference):
+    "Replays the recorded reference actions (the build's ground truth): TSR 100 and OTC 1 on any kept trajectory."
     def act(self, obs: dict):
-        steps = obs["trajectory_task"]["steps"]
+        steps = self._steps(obs)
         return dict(steps[obs["step"]]["action"]) if obs["step"] < len(steps) else dict(DONE)
 
-class _Scripted(Agent):
+class _Scripted(_Reference):
     "Shared bookkeeping: the subtask index within a problem and a per-step generator."
-    needs_screenshot = False
     name = "scripted"
     def __init__(self, seed: int = 0):
-        self.seed, self._pid, self._task = int(seed), None, -1
-    def reset(self, obs=None, info=None): self._pid, self._task = None, -1
+        self.seed, self._task = int(seed), -1
+    def reset(self, obs=None, info=None): super().reset(obs, info); self._task = -1
     def _rng(self, obs: dict) -> np.random.Generator:
-        pid = obs["problem"].id
-        if pid != self._pid: self._pid, self._task = pid, -1
         if obs["step"] == 0: self._task += 1
-        return rng(self.seed, self.name, pid, self._task, obs["step"])
+        return rng(self.seed, self.name, self._pid, self._task, obs["step"])
     def _size(self, obs: dict) -> tuple[int, int]:
-        t = obs.get("size") or obs["trajectory_task"].get("size") or (1280, 800)
+        t = self._task_ref(obs).get("size") or (1280, 800)
         return int(t[0]), int(t[1])
 
-class NoisyOracleAgent(_Scripted):
+class PageNoisyOracleAgent(_Scripted):
     """The reference actions with i.i.d. Gaussian noise N(0, σ²) added to x and y of every `click` and `draw`
     (and to both ends of a `drag`), in screenshot pixels; `type`/`key` unchanged. σ = 0 is the oracle."""
     name = "noisy_oracle"
@@ -53,7 +56,7 @@ class NoisyOracleAgent(_Scripted):
         if not (sigma >= 0 and math.isfinite(sigma)): raise ValueError(f"sigma must be a finite number >= 0, got {sigma!r}")
         self.sigma = sigma
     def act(self, obs: dict):
-        steps = obs["trajectory_task"]["steps"]
+        steps = self._steps(obs)
         g = self._rng(obs)
         if obs["step"] >= len(steps): return dict(DONE)
         a = dict(steps[obs["step"]]["action"])
@@ -77,16 +80,16 @@ class TypeOnlyAgent(_Scripted):
     "The reference action type at every step with random parameters (`random_params`); as many actions as the reference."
     name = "type_only"
     def act(self, obs: dict):
-        steps = obs["trajectory_task"]["steps"]
+        steps = self._steps(obs)
         g = self._rng(obs)
         if obs["step"] >= len(steps): return dict(DONE)
         return random_params(steps[obs["step"]]["action"]["type"], g, self._size(obs))
 
-class RandomAgent(_Scripted):
+class PageRandomAgent(_Scripted):
     "A uniformly random type among click, draw, drag, type, key with random parameters; as many actions as the reference."
     name = "random"
     types = ("click", "draw", "drag", "type", "key")
     def act(self, obs: dict):
         g = self._rng(obs)
-        if obs["step"] >= obs["n_ref"]: return dict(DONE)
+        if obs["step"] >= len(self._steps(obs)): return dict(DONE)
         return random_params(str(g.choice(self.types)), g, self._size(obs))

@@ -30,28 +30,41 @@ def _cmd_build(a) -> int:
     return 1 if (a.strict and st["failures"]) else 0
 
 def _cmd_eval(a) -> int:
+    "`guilab pagebench eval`: one `guilab.bench.evaluate` run of `PageBench`, plus the metrics file of record (DESIGN §10)."
     from guilab.agents.base import agent_help, parse_options
     if a.list_agents:
         print(agent_help("pagebench")); return 0
     if not a.data or not a.out: raise ValueError("--data and --out are required (or --list-agents)")
-    from guilab.pagebench.evaluate import evaluate, write_eval
+    from guilab.bench import evaluate, EvaluationError
+    from guilab.core import atomic_write, write_jsonl, parse_shard
+    from guilab.pagebench.evaluate import PageBench, page_records
     from guilab.agents.policies import PolicyError
     opts = parse_options(a.option)
-    endpoints = ()
-    if a.params:
+    if a.params and "policy" in opts:
         from guilab.core import load_params
-        endpoints = (load_params(a.params).get("models") or {}).get("endpoints") or ()
-    try: res = evaluate(a.data, a.agent, split=a.split, limit=a.limit, progress=not a.quiet, endpoints=endpoints, shard=a.shard, **opts)
-    except PolicyError as e:   # an endpoint that does not answer, a model it does not serve: one line, no traceback
-        raise ValueError(" ".join(str(e).split())) from None
-    path = write_eval(res, a.out)
-    m, sh = res["metrics"], res.get("shard")
-    on = f"{res['split']}" + (f" shard {sh['index']}/{sh['count']}" if sh else "")
-    if m is None: print(f"{a.agent} on {on}: no problems in this shard")
-    else: print(f"{a.agent} on {on} ({m['problems']} problems, judge: {res['judge']}): " +
-                ", ".join(f"{k} {m[k]:.2f}" for k in ("AA", "PA", "SSR", "TSR", "MPS", "OTC", "FRS", "OS")) + f"; format errors {m['format_errors']}")
-    print(f"written: {path}")
-    if sh: print(f"after every shard has run: guilab merge {a.out}")
+        opts["endpoints"] = (load_params(a.params).get("models") or {}).get("endpoints") or ()
+    out = Path(a.out)
+    run = out.with_suffix(".run") if out.suffix == ".json" else out
+    try: s = evaluate(PageBench(data=a.data, split=a.split), a.agent, run, shard=a.shard, limit=a.limit, agent_options=opts or None,
+                      progress=not a.quiet)
+    except EvaluationError as e:   # an endpoint that does not answer, a model it does not serve: one line, no traceback
+        print(f"guilab pagebench eval: {' '.join(str(e).split())}", file=sys.stderr); return 1
+    except PolicyError as e: raise ValueError(" ".join(str(e).split())) from None
+    if parse_shard(a.shard)[1] > 1:
+        print(f"shard {a.shard} of {run} done; after every shard has run: guilab merge {run}"); return 0
+    recs = page_records(run)
+    from guilab.bench import read_episodes
+    info = next((e["episode"].get("agent_info") for e in read_episodes(run)), None) or {}
+    res = {"agent": a.agent, "agent_spec": s["agent"], "agent_info": info, "data": str(a.data), "split": a.split, "judge": "off",
+           "metrics": s["metrics"], "warnings": s["warnings"], "run": str(run)}
+    m = s["metrics"]
+    print(f"{a.agent} on {a.split} ({m['problems']} problems, judge: off): " +
+          ", ".join(f"{k} {m[k]:.2f}" for k in ("AA", "PA", "SSR", "TSR", "MPS", "OTC", "FRS", "OS")) + f"; format errors {m['format_errors']}")
+    if out.suffix == ".json":
+        write_jsonl(out.with_suffix(".records.jsonl"), recs)
+        atomic_write(out, json.dumps(res, indent=2, default=str) + "\n")
+        print(f"written: {out} (run folder {run})")
+    else: print(f"written: {run}/summary.json")
     return 0
 
 def add_cli(sub) -> None:
@@ -72,9 +85,9 @@ def add_cli(sub) -> None:
     e.add_argument("--data", help="a build folder"); e.add_argument("--agent", default="oracle", help="a pagebench agent (see --list-agents)")
     e.add_argument("--list-agents", action="store_true", help="list the agents and their options, then exit")
     e.add_argument("--params", help="params file whose models.endpoints may be named by --option policy=NAME")
-    e.add_argument("--out", help="metrics JSON file"); e.add_argument("--split", default="test", choices=["test", "train", "all"])
+    e.add_argument("--out", help="a metrics JSON file F.json (its records in F.records.jsonl, the run folder F.run/), or a run folder"); e.add_argument("--split", default="test", choices=["test", "train", "all"])
     e.add_argument("--limit", type=int, default=None); e.add_argument("--quiet", action="store_true")
-    e.add_argument("--shard", default=None, metavar="K/N", help="evaluate only shard K of N (problems k with k %% N == K); join with `guilab merge OUT`")
+    e.add_argument("--shard", default=None, metavar="K/N", help="evaluate only shard K of N (problems k with k %% N == K); join with `guilab merge F.run`")
     e.add_argument("--option", nargs="+", metavar="KEY=VALUE", help="agent options, e.g. --option sigma=4 seed=1, or "
                    "--option policy=http://127.0.0.1:8000/v1 model=/path/to/checkpoint (see --list-agents)")
     e.set_defaults(func=_cmd_eval)

@@ -15,9 +15,9 @@ from ..core import ACTION_TYPES, CATEGORIES
 from ..regions import point_box_distance, point_distance
 
 # %% auto #0
-__all__ = ['METRICS', 'TAU', 'param_distance', 'param_tolerance', 'param_ok', 'is_valid_action', 'task_metrics',
-           'problem_metrics', 'mps', 'score', 'score_by_category', 'build_tolerant', 'signatures', 'f1', 'otc_detail',
-           'otc', 'frs', 'overall']
+__all__ = ['INTERMEDIATE_METRICS', 'TAU', 'param_distance', 'param_tolerance', 'param_ok', 'is_valid_action', 'task_metrics',
+           'problem_metrics', 'mps', 'score', 'score_by_category', 'build_tolerant', 'defined_points', 'signatures',
+           'f1', 'otc_detail', 'otc', 'frs', 'overall']
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #07918f2f
 def _xy(a: dict, kx: str = "x", ky: str = "y"):
@@ -103,16 +103,16 @@ def task_metrics(gt: list,             # ground-truth steps g_1..g_n
     return {"AA": t_ok / n, "PA": p_ok / n, "SSR": s_ok / n, "TSR": float(m == n and s_ok == n), "format_errors": fe, "n": n, "m": m}
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #26ae3dbf
-METRICS = ("AA", "PA", "SSR", "TSR")
+INTERMEDIATE_METRICS = ("AA", "PA", "SSR", "TSR")
 
 def problem_metrics(rec: dict, tol_px: float = 5.0) -> dict:
     "Means over one problem's tasks of AA, PA, SSR, TSR in [0,1] (NaN when no task has steps), with counts."
-    acc = {k: [] for k in METRICS}; fe = empty = n_steps = 0
+    acc = {k: [] for k in INTERMEDIATE_METRICS}; fe = empty = n_steps = 0
     for t in rec.get("tasks", []):
         r = task_metrics(t.get("gt", []), t.get("pred", []), tol_px)
         fe += r["format_errors"]; n_steps += r["n"]
         if r["n"] == 0: empty += 1; continue
-        for k in METRICS: acc[k].append(r[k])
+        for k in INTERMEDIATE_METRICS: acc[k].append(r[k])
     out = {k: (sum(v) / len(v) if v else float("nan")) for k, v in acc.items()}
     return {**out, "format_errors": fe, "empty_tasks": empty, "tasks": len(rec.get("tasks", [])), "steps": n_steps}
 
@@ -122,10 +122,10 @@ def mps(aa: float, pa: float, ssr: float, tsr: float) -> float:
 
 def _aggregate(per_problem: list[dict]) -> dict:
     out = {}
-    for k in METRICS:
+    for k in INTERMEDIATE_METRICS:
         v = [p[k] for p in per_problem if not math.isnan(p[k])]
         out[k] = 100 * sum(v) / len(v) if v else float("nan")
-    out["MPS"] = mps(*(out[k] for k in METRICS))
+    out["MPS"] = mps(*(out[k] for k in INTERMEDIATE_METRICS))
     out["problems"] = len(per_problem)
     for k in ("tasks", "steps", "format_errors", "empty_tasks"): out[k] = sum(p[k] for p in per_problem)
     return out
@@ -145,7 +145,7 @@ def score_by_category(records: Iterable[dict],   # PAGE evaluation records
     out = {}
     for c in CATEGORIES:
         sel = [m for pid, m in per.items() if c in categories.get(pid, ())]
-        out[c] = _aggregate(sel) if sel else {**{k: float("nan") for k in (*METRICS, "MPS")}, "problems": 0}
+        out[c] = _aggregate(sel) if sel else {**{k: float("nan") for k in (*INTERMEDIATE_METRICS, "MPS")}, "problems": 0}
     return out
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #2d71fbcd
@@ -164,7 +164,8 @@ def build_tolerant(commands: Iterable[str]) -> tuple[Construction, list[str]]:
         except Exception as e: errors.append(f"#{i} {cmd!r}: {type(e).__name__}: {e}")   # model text may hit any corner
     return c, errors
 
-def _points(c: Construction) -> dict:
+def defined_points(c: Construction) -> dict:
+    "Label -> world coordinates of every defined point of `c` (what S_pt compares; also GraceBench's geometry states)."
     return {l: o.data for l, o in c.objects.items() if o.kind == "point" and o.defined}
 
 def _canon_poly(refs: tuple) -> tuple:
@@ -237,7 +238,7 @@ def otc_detail(model_commands: Iterable[str],  # the model's final construction 
     if gerr: raise ValueError(f"reference construction does not build: {gerr[:3]}")
     model, merr = build_tolerant(model_commands)
     diag = math.hypot(window["xmax"] - window["xmin"], window["ymax"] - window["ymin"])
-    pm, pg = _points(model), _points(gt)
+    pm, pg = defined_points(model), defined_points(gt)
     lm, lg = list(pm), list(pg)
     matches = {}
     if lm and lg:

@@ -16,7 +16,7 @@ __all__ = ['DIFFICULTY_STEPS', 'MULTI_STEP', 'KERNEL_RELATIONS', 'EXTRA_RELATION
            'MEASURE_TOOLS', 'TRANSFORM_TOOLS', 'CURVE_KINDS', 'SHAPE_KINDS', 'PROPERTY_RELATIONS', 'NON_RELATIONS',
            'DEFINES', 'EUCLID_FIELDS', 'CHOICE_RATE', 'LETTERS', 'MAX_ASPECT', 'CATEGORY_ALIASES', 'cmd_labels',
            'dependent_steps', 'difficulty_for', 'CheckError', 'parse_check', 'check_relations', 'inside_window',
-           'conditioning', 'validate_problem', 'construction_graph', 'categories_for', 'data_path', 'euclid_table',
+           'conditioning', 'validate_problem', 'construction_steps', 'categories_for', 'data_path', 'euclid_table',
            'describe_given', 'euclid_problems', 'Redraw', 'generate_problem', 'generate_problems', 'map_category',
            'pagebench_record', 'load_pagebench', 'save_problems', 'load_problems', 'problem_stats']
 
@@ -265,7 +265,7 @@ def _step_parts(cmd: str):
     refs = [t for t in re.findall(r"[A-Za-z_\u0370-\u03ff][\w'\u0370-\u03ff]*", inner) if t != "Vector"]
     return labs, m.group(1), args, refs
 
-def construction_graph(problem) -> list[dict]:
+def construction_steps(problem) -> list[dict]:
     """The reference construction as steps, in order: `{'labels','tool','refs','kind','given','used_by'}` — `tool` is
     the command name, refined to the GeoGebra tool it needs where one command has several (`Line(P,l)` -> `ParallelLine`,
     `Circle(P,r)` -> `CircleRadius`, `Circle(A,B,C)` -> `Circle3`, `Segment(P,r)` -> `SegmentLength`,
@@ -310,7 +310,7 @@ def categories_for(problem,   # a `Problem` or a problem dict with construction,
     - real_scene_modeling: the problem's `scene` field is a non-empty string.
 
     Raises `CheckError` for a malformed check and the kernel's `GeoCommandError` when the construction does not build."""
-    steps = construction_graph(problem)
+    steps = construction_steps(problem)
     dep = [s for s in steps if not s["given"]]
     made = {l: s for s in steps for l in s["labels"]}
     checks = [parse_check(x) for x in _field(problem, "checks", []) or []]

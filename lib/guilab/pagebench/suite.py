@@ -15,13 +15,29 @@ from ..geo.canvas import GeoGUI
 from .build import gt_step
 from .compile import depths
 from ..agents.base import make
-from ..agents.grammar import format_error_warning
-from .evaluate import closed_loop_records, teacher_forced_records, _problems
+from ..bench import evaluate
+from .evaluate import PageBench, page_records
 from .metrics import score, otc_detail, frs, overall, score_by_category
 
 # %% auto #0
-__all__ = ['METRICS', 'TABLE_TITLES', 'ROW_COLUMNS', 'coordinate_errors', 'summary_row', 'titled', 'table_row', 'agent_specs',
-           'records_key', 'local_policy_records', 'run_suite', 'make_judge', 'page_eval_setup', 'main_table']
+__all__ = ['TABLE2_METRICS', 'TABLE_TITLES', 'ROW_COLUMNS', 'agent_records', 'coordinate_errors', 'summary_row', 'titled',
+           'table_row', 'agent_specs', 'records_key', 'batched_agent_factory', 'run_suite', 'make_judge',
+           'page_eval_setup', 'main_table']
+
+# %% ../../../nbs/pagebench/12_suite.ipynb #agrecs01
+def agent_records(data: str | os.PathLike,     # a build folder
+                  agent,                        # an Agent, a registered pagebench name, "package.module:Class" or a factory
+                  mode: str = "closed_loop",    # "closed_loop" or "teacher_forced"
+                  split: str = "test",
+                  out: str | os.PathLike | None = None,  # the run folder (default: a new temporary one)
+                  progress: bool = False,
+                  **options) -> list[dict]:
+    """The PAGE evaluation records (DESIGN §2) of one `guilab.bench.evaluate` run of `agent` on the build's kept
+    trajectories in `mode`, in the build's order. Raises `guilab.bench.EvaluationError` when an episode errored."""
+    import tempfile
+    out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="page-records-"))
+    evaluate(PageBench(data=data, split=split, mode=mode), agent, out, agent_options=options or None, progress=progress)
+    return page_records(out)
 
 # %% ../../../nbs/pagebench/12_suite.ipynb #b179d9ab
 def coordinate_errors(record: dict,      # a closed-loop record (with `final_commands`)
@@ -46,11 +62,11 @@ def coordinate_errors(record: dict,      # a closed-loop record (with `final_com
     return out
 
 # %% ../../../nbs/pagebench/12_suite.ipynb #c391f974
-METRICS = ("AA", "PA", "SSR", "TSR", "MPS", "OTC", "TC", "VS", "GL", "FRS", "OS")
+TABLE2_METRICS = ("AA", "PA", "SSR", "TSR", "MPS", "OTC", "TC", "VS", "GL", "FRS", "OS")
 "Table 2's columns by metric name (DESIGN §4; TC/VS/GL are the judge's scores)."
 TABLE_TITLES = {"MPS": "Middle", "OTC": "O-Comp", "TC": "S-Comp", "VS": "S-Vis", "GL": "S-Geo", "FRS": "Final", "OS": "Overall"}
 "The seed's column titles (Table 2) of the metrics that have other names there; used in tables only."
-ROW_COLUMNS = tuple(TABLE_TITLES.get(k, k) for k in METRICS)
+ROW_COLUMNS = tuple(TABLE_TITLES.get(k, k) for k in TABLE2_METRICS)
 "Table 2's column titles, in order."
 
 def summary_row(records: list[dict],   # evaluation records of one agent and mode
@@ -71,7 +87,7 @@ def summary_row(records: list[dict],   # evaluation records of one agent and mod
         row["OS"] = overall(row["MPS"], row["FRS"])
         row["judge_failures"] = sum(1 for j in js if judged and j not in ok)
     else:
-        for k in METRICS[5:]: row[k] = nan
+        for k in TABLE2_METRICS[5:]: row[k] = nan
     row["format_errors"] = m["format_errors"]; row["problems"] = m["problems"]
     return row
 
@@ -98,74 +114,53 @@ def records_key(data: Path, split: str, spec: dict, mode: str) -> str:
     "Cache key of one agent's records: the build's trajectories, split, spec and mode, and all of guilab's code (`guilab.core.cache_key`)."
     return cache_key("page-eval-records", file_digest(data / "trajectories.jsonl"), split, spec, mode, code=True)
 
-def local_policy_records(spec: dict,            # {'agent': 'pager', 'options': {'policy': model folder, ...}, 'threads': n, 'max_new_tokens': m}
-                         trajs: list[dict], problems, mode: str,  # as `closed_loop_records` / `teacher_forced_records`
-                         progress: bool = False) -> list[dict]:
-    """PAGER with a local model folder as executor, evaluated with `spec['threads']` agents in parallel threads (each
-    its own `PagerAgent`, taking problems from one queue, longest first) whose policy calls are answered in batches by
-    one `TransformersPolicy` (`BatchingPolicy`; a call waits up to `spec['batch_wait_s']`, default 0.5 s, for the
-    other threads to join): the same records as one agent going problem by problem (greedy decoding), in the order
-    of `trajs`, several times faster on a CPU."""
-    from concurrent.futures import ThreadPoolExecutor
+def batched_agent_factory(spec: dict,   # {'agent': 'pager', 'options': {'policy': model folder, ...}, 'threads': n, 'max_new_tokens': m, 'max_batch', 'batch_wait_s'}
+                         ):
+    """A factory of PAGER agents with a local model folder as executor for `guilab.bench.evaluate(..., workers=threads)`:
+    every worker thread gets its own `PagerAgent`, and their policy calls are answered in batches by one
+    `TransformersPolicy` (`BatchingPolicy`; a call waits up to `spec['batch_wait_s']`, default 0.5 s, for the other
+    threads to join; each agent's `worker` is the batcher's). `PageBench` hands out the longest problems first, so every
+    thread, and every batch, stays full until the queue runs dry: the same records as one agent going problem by
+    problem (greedy decoding), several times faster on a CPU. The factory's `agent_spec` names the model folder."""
     from guilab.agents.policies import TransformersPolicy, BatchingPolicy
-    probs = _problems(problems)
+    from guilab.agents.base import resolve
     opts = dict(spec["options"]); path = opts.pop("policy")
     bp = BatchingPolicy(TransformersPolicy(path, max_new_tokens=int(spec.get("max_new_tokens", 48))), max_batch=int(spec.get("max_batch", 16)),
                         wait_s=float(spec.get("batch_wait_s", 0.5)))
-    kept = [t for t in trajs if t.get("kept")]
-    n = max(1, min(int(spec["threads"]), len(kept)))
-    fn = closed_loop_records if mode == "closed_loop" else teacher_forced_records
-    from tqdm.auto import tqdm
-    import threading
-    bar = tqdm(total=len(kept), desc=f"{spec.get('label', path)} [{mode}]", unit="problem", disable=not progress)
-    # one shared queue, longest problem first (most reference steps): every thread stays busy, and so every batch
-    # full, until the queue runs dry, instead of a fixed share per thread whose short shares finish early
-    todo = iter(sorted(kept, key=lambda t: -sum(len(x["steps"]) for x in t["tasks"]))); lock = threading.Lock()
-    def work(_):
-        out = []
-        with bp.worker():
-            ag = make(spec["agent"], namespace="pagebench", policy=bp, **opts)
-            while True:
-                with lock: t = next(todo, None)
-                if t is None: break
-                out += fn(ag, [t], probs); bar.update(1)
-        return out
-    with ThreadPoolExecutor(n) as ex: parts = list(ex.map(work, range(n)))
-    bar.close()
-    by = {r["id"]: r for part in parts for r in part}
-    return [by[t["id"]] for t in kept]
+    def build():
+        ag = make(spec["agent"], namespace="pagebench", policy=bp, **opts)
+        ag.worker = bp.worker
+        return ag
+    ep = resolve(spec["agent"], "pagebench")
+    build.agent_spec = {"name": ep.name, "entry_point": ep.entry_point, "options": {"policy": str(path), **opts},
+                        "max_new_tokens": int(spec.get("max_new_tokens", 48))}
+    return build
 
 def run_suite(data: str | os.PathLike,        # a build folder (problems.jsonl, trajectories.jsonl)
-              specs: list[dict],              # agent specs (`agent_specs`)
+              specs: list[dict],              # agent specs (`agent_specs`; with `threads`: a local model batched over threads)
               modes=("closed_loop", "teacher_forced"),
               split: str = "test",
-              cache: str | os.PathLike | None = None,  # folder for the records (reused when inputs are unchanged)
+              cache: str | os.PathLike | None = None,  # folder of the run folders (reused when inputs are unchanged)
               progress: bool = True,
              ) -> dict:
-    """Evaluate every spec in every mode; returns `{(label, mode): records}`. Records are cached under
-    `cache/<sha of build+code+spec+mode>.jsonl`, so the reproduction notebooks share one evaluation."""
+    """Evaluate every spec in every mode through `guilab.bench.evaluate`; returns `{(label, mode): records}`. Each
+    (spec, mode) is the run folder `cache/<sha of build+code+spec+mode>/` (`records_key`), so the reproduction notebooks
+    share one evaluation and a killed one resumes. Raises `ValueError` for an unknown mode, `EvaluationError` when an
+    episode errored."""
+    import tempfile
     from tqdm.auto import tqdm
     data = Path(data)
-    probs = {p["id"]: Problem.from_dict(p) for p in read_jsonl(data / "problems.jsonl")}
-    trajs = [t for t in read_jsonl(data / "trajectories.jsonl") if t.get("kept") and (split == "all" or t["split"] == split)]
-    if not trajs: raise ValueError(f"no kept trajectories with split {split!r} in {data}")
     out = {}
     for spec in tqdm(specs, desc="page eval", disable=not progress):
         for mode in modes:
-            key = records_key(data, split, spec, mode)
-            f = Path(cache) / f"{key}.jsonl" if cache else None
-            if f is not None and f.exists(): out[(spec["label"], mode)] = list(read_jsonl(f)); continue
             if mode not in ("closed_loop", "teacher_forced"): raise ValueError(f"unknown mode {mode!r}")
-            if spec.get("threads"): recs = local_policy_records(spec, trajs, probs, mode, progress=progress)
-            else:
-                ag = make(spec["agent"], namespace="pagebench", **spec["options"])
-                fn = closed_loop_records if mode == "closed_loop" else teacher_forced_records
-                recs = fn(ag, trajs, probs)
-            preds = [a for r in recs for t in r["tasks"] for a in t["pred"]]
-            w = format_error_warning(sum(not isinstance(a, dict) for a in preds), len(preds), f"{spec['label']} [{mode}]")
-            if w: print(f"warning: {w}", file=sys.stderr)
-            if f is not None: write_jsonl(f, recs)
-            out[(spec["label"], mode)] = recs
+            key = records_key(data, split, spec, mode)
+            folder = Path(cache) / key if cache else Path(tempfile.mkdtemp(prefix="page-suite-"))
+            bm = PageBench(data=data, split=split, mode=mode)
+            if spec.get("threads"):
+                evaluate(bm, batched_agent_factory(spec), folder, workers=max(1, int(spec["threads"])), progress=progress)
+            else: evaluate(bm, spec["agent"], folder, agent_options=spec["options"] or None, progress=progress)
+            out[(spec["label"], mode)] = page_records(folder)
     return out
 
 # %% ../../../nbs/pagebench/12_suite.ipynb #03b413bc

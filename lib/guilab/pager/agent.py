@@ -6,19 +6,23 @@
 from __future__ import annotations
 from pathlib import Path
 
-from ..agents.base import Agent, Policy
+from types import SimpleNamespace
+from ..agents.base import Agent, Policy, PRIVILEGED
 from ..agents.policies import make_policy, policy_info
 from .planner import oracle_plan, model_plan, Plan
 from .executor import PolicyExecutor, ScriptedExecutor
 from ..agents.grammar import format_action
 
 # %% auto #0
-__all__ = ['PagerAgent', 'ReplayPolicy', 'reference_replies']
+__all__ = ['PagerAgent', 'model_agent', 'ReplayPolicy', 'reference_replies']
 
 # %% ../../../nbs/pager/02_agent.ipynb #573039e8
 class PagerAgent(Agent):
     """Planner + executor; `plans` keeps every problem's `Plan` (with its format errors). Raises `ValueError` in one
-    line for options that do not fit together (a model planner without a policy, `max_tokens` without one, ...)."""
+    line for options that do not fit together (a model planner without a policy, `max_tokens` without one, ...).
+    With the oracle planner (it plans from the reference construction) or the scripted executor (it grounds from the
+    reference steps) the agent is `privileged` (DESIGN §8) and reads them from the env's `info[PRIVILEGED]`; a model
+    planner reads only the problem's text, givens and window, and a policy executor the observation."""
     def __init__(self, policy=None,            # Policy, endpoint URL, model folder or params endpoint name (None: scripted executor, oracle planner)
                  planner: str = "oracle",      # "oracle" or "model"
                  executor: str | None = None,  # "policy" or "scripted" (default: policy when given)
@@ -40,6 +44,7 @@ class PagerAgent(Agent):
         if executor == "scripted" and anchors: raise ValueError("anchors are an input of the policy executor; the scripted executor reads the reference")
         if self.policy is None and (planner == "model" or executor == "policy"): raise ValueError("a model planner or policy executor needs policy=...")
         self.planner = planner
+        self.privileged = planner == "oracle" or executor == "scripted"
         self.executor = PolicyExecutor(self.policy, loc_bins, anchors) if executor == "policy" else ScriptedExecutor()
         self.needs_screenshot = executor == "policy" and screenshots
         self.needs_anchors = isinstance(self.executor, PolicyExecutor) and self.executor.anchors   # `PageTaskEnv` adds obs['anchors']
@@ -57,20 +62,39 @@ class PagerAgent(Agent):
         if self.policy is not None: d["policy"] = policy_info(self.policy)
         if isinstance(self.executor, PolicyExecutor): d["loc_bins"], d["anchors"] = self.executor.loc_bins, self.executor.anchors
         return d
+    def reset(self, obs=None, info=None):
+        "Plan the problem of this episode: from the reference construction (oracle) or from its public text (model)."
+        info = info or {}
+        ref = info.get(PRIVILEGED) or {}
+        if self.privileged and not ref: raise ValueError("this PagerAgent reads the reference (oracle planner or scripted executor) but got none")
+        self._pid, self._task, self._done, self._traj = info.get("id"), -1, [], ref.get("trajectory")
+        if self.planner == "oracle": self.plans[self._pid] = oracle_plan(ref["problem"])
+        else:
+            pub = SimpleNamespace(id=self._pid, text=info.get("problem_text", ""), window=info.get("window", {}),
+                                  extra={"givens": list(info.get("givens") or [])})
+            self.plans[self._pid] = model_plan(self.policy, pub)
     def act(self, obs: dict):
-        pb = obs["problem"]
-        if pb.id != self._pid:
-            self._pid, self._task, self._done = pb.id, -1, []
-            self.plans[pb.id] = oracle_plan(pb) if self.planner == "oracle" else model_plan(self.policy, pb)
         if obs["step"] == 0:
             self._task += 1
             if self._task > 0: self._done.append(self._subtask)
-        plan = self.plans[pb.id].subtasks
+        plan = self.plans[self._pid].subtasks
         if self._task >= len(plan): self._subtask = None; return {"type": "done"}
         self._subtask = plan[self._task]
-        if isinstance(self.executor, ScriptedExecutor): a = self.executor.step_obs(obs)
+        if isinstance(self.executor, ScriptedExecutor): a = self.executor.step_ref(self._traj["tasks"][obs["task_index"]]["steps"], obs["step"])
         else: a = self.executor.step(self._subtask, obs.get("screenshot"), obs["history"], self._done, obs.get("anchors"))
         return {"type": "done"} if a is None else a
+
+# %% ../../../nbs/pager/02_agent.ipynb #mdlag02
+def model_agent(base_url: str,                # the endpoint, e.g. http://127.0.0.1:8000/v1
+                model: str,                   # the served model name (for `transformers serve DIR`: DIR)
+                api_key_env: str | None = None,  # environment variable with the endpoint's key
+                max_tokens: int | None = None,   # reply limit in tokens
+                loc_bins: int | None = None,     # the executor's location bins (default: pixels)
+                planner: str = "oracle",         # "oracle" (reference subtasks, privileged) or "model"
+                screenshots: bool = True) -> PagerAgent:
+    "`pagebench/model`: PAGER with a model behind an OpenAI-compatible endpoint as executor (and planner with `planner='model'`)."
+    return PagerAgent(policy=base_url, model=model, api_key_env=api_key_env, max_tokens=max_tokens, loc_bins=loc_bins,
+                      planner=planner, screenshots=screenshots)
 
 # %% ../../../nbs/pager/02_agent.ipynb #169005d2
 class ReplayPolicy(Policy):

@@ -57,11 +57,15 @@ class PolicyExecutor:
         return None if a["type"] == "done" else a
 
 class ScriptedExecutor:
-    "Grounds from the reference (`obs['trajectory_task']`) through the grammar: the oracle, written and parsed as text."
+    """Grounds from the reference (the subtask's built steps, privileged: `PagerAgent` reads them from the env's
+    `info[PRIVILEGED]`) through the grammar: the oracle, written and parsed as text."""
     needs_screenshot = False
     def __init__(self): self.format_errors, self.calls = 0, 0
-    def step_obs(self, obs: dict):
-        steps = obs["trajectory_task"]["steps"]; self.calls += 1
-        if obs["step"] >= len(steps): return None
-        a = parse_action(format_action(steps[obs["step"]]["action"]))
+    def step_ref(self, steps: list,   # the subtask's reference steps (each with an `action`)
+                 k: int,              # the step index within the subtask
+                ):
+        "The `k`-th reference action written and read through the grammar; None (`done()`) past the last."
+        self.calls += 1
+        if k >= len(steps): return None
+        a = parse_action(format_action(steps[k]["action"]))
         return None if a["type"] == "done" else a

@@ -40,7 +40,7 @@ def eval_time(n_problems: int | None = 8,   # slice of kept Euclid trajectories 
     from guilab.agents import policies as P
     from guilab.pagebench.build import build
     from guilab.pagebench.problems import load_problems
-    from guilab.pagebench.suite import local_policy_records
+    from guilab.pagebench.suite import run_suite
     work = Path(workdir or tempfile.mkdtemp(prefix="guilab-perf-eval-"))
     m = {"image_size": 320, "loc_bins": 64, "tie_embeddings": False, "seed": 0, **(model or {})}
     train_s = None
@@ -59,6 +59,7 @@ def eval_time(n_problems: int | None = 8,   # slice of kept Euclid trajectories 
     order = sorted(kept, key=lambda t: sum(len(s["steps"]) for s in t["tasks"])) if shortest else kept
     sl = order[:n_problems] if n_problems else kept
     steps = lambda ts: sum(len(s["steps"]) for t in ts for s in t["tasks"])
+    build([probs[t["id"]] for t in sl], work / f"slice-{len(sl)}-{int(shortest)}", screenshots=False, progress=False)   # the slice as a build
     acc, lock = {k: [0.0, 0] for k in ("_act_batch", "processor", "generate")}, threading.Lock()
     init = P.TransformersPolicy.__init__
     def timed_init(self, *a, **k):                 # time the batched calls of the policy the suite builds
@@ -77,7 +78,7 @@ def eval_time(n_problems: int | None = 8,   # slice of kept Euclid trajectories 
     P.TransformersPolicy.__init__ = timed_init
     try:
         for mode in ("closed_loop", "teacher_forced"):
-            t = time.perf_counter(); recs = local_policy_records(spec, sl, probs, mode); out["modes"][mode] = time.perf_counter() - t
+            t = time.perf_counter(); recs = run_suite(work / f"slice-{len(sl)}-{int(shortest)}", [spec], (mode,), progress=False)[("tiny", mode)]; out["modes"][mode] = time.perf_counter() - t
             assert len(recs) == len(sl)
     finally: P.TransformersPolicy.__init__ = init
     out["calls"] = acc["_act_batch"][1]; out["train_s"] = train_s

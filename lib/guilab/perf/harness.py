@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Callable
 
 # %% auto #0
-__all__ = ['REGISTRY', 'Benchmark', 'benchmark', 'timeit', 'best_rate', 'pin_one_core', 'discover', 'run', 'meets_goal',
-           'merge_results', 'check_mergeable', 'write_perf_md']
+__all__ = ['SPEED_BENCHMARKS', 'SpeedBenchmark', 'benchmark', 'timeit', 'best_rate', 'pin_one_core', 'discover', 'run',
+           'meets_goal', 'merge_results', 'check_mergeable', 'write_perf_md']
 
 # %% ../../../nbs/perf/00_harness.ipynb #0fbf9c4b
 @dataclass
-class Benchmark:
+class SpeedBenchmark:
     "A registered benchmark: `fn(quick: bool) -> float | list[dict]`."
     name: str      # row name in figures/perf.md
     group: str     # part of guilab it measures, e.g. "geo.kernel"
@@ -24,16 +24,16 @@ class Benchmark:
     fn: Callable   # the benchmark function
     module: str    # the perf module that registered it
 
-REGISTRY: dict[str, Benchmark] = {}
+SPEED_BENCHMARKS: dict[str, SpeedBenchmark] = {}
 
 def benchmark(group: str,            # part of guilab it measures, e.g. "geo.kernel"
               unit: str = "",        # unit of the returned value, e.g. "commands/s"
               goal: str = "",        # the goal as text, e.g. ">= 5000" (machine-read by `meets_goal`)
               name: str | None = None):  # row name; defaults to the function name
-    "Decorator registering a benchmark function in `REGISTRY` under `'group:name'` (a second registration replaces the first)."
+    "Decorator registering a benchmark function in `SPEED_BENCHMARKS` under `'group:name'` (a second registration replaces the first)."
     def deco(fn):
         n = name or fn.__name__
-        REGISTRY[f"{group}:{n}"] = Benchmark(n, group, unit, goal, fn, fn.__module__)
+        SPEED_BENCHMARKS[f"{group}:{n}"] = SpeedBenchmark(n, group, unit, goal, fn, fn.__module__)
         return fn
     return deco
 
@@ -84,7 +84,7 @@ def run(only: list[str] | None = None,  # substrings of "group:name" to keep (No
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")   # other work on the machine skews every number
     _, failed = discover(package)
     rows = []
-    for key, b in sorted(REGISTRY.items()):
+    for key, b in sorted(SPEED_BENCHMARKS.items()):
         if only and not any(o in key for o in only): continue
         t0, first = time.perf_counter(), len(rows)
         try:

@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import stats
 
 from ..core import bootstrap_interval
-from .metrics import METRICS, diagnose, trajectory_metrics
+from .metrics import TRAJECTORY_METRICS, diagnose, trajectory_metrics
 
 # %% auto #0
 __all__ = ['EXACT_MAX_N', 'STRATIFIED', 'spearman_test', 'bonferroni', 'trajectory_frame', 'scored', 'table2',
@@ -89,10 +89,10 @@ def trajectory_frame(trajs: Iterable[dict],      # DESIGN §2 stability trajecto
         row = {"model": tr["model"], "task": task, "condition": tr["condition"], "app": sg.get("app", ""),
                "success": bool(tr["success"]), "T": len(tr["actions"]), "evidence": "ok" if not missing else str(missing)}
         if missing:
-            row.update({k: math.nan for k in METRICS}, has_deviation=math.nan, has_loop=math.nan, n_episodes=math.nan)
+            row.update({k: math.nan for k in TRAJECTORY_METRICS}, has_deviation=math.nan, has_loop=math.nan, n_episodes=math.nan)
         else:
             m = trajectory_metrics(tr, sg); d = diagnose(tr["states"], sg["nodes"])
-            row.update({k: m[k] for k in METRICS}, has_deviation=float(d.has_deviation), has_loop=float(d.has_loop),
+            row.update({k: m[k] for k in TRAJECTORY_METRICS}, has_deviation=float(d.has_deviation), has_loop=float(d.has_loop),
                        n_episodes=len(d.episodes))
         rows.append(row)
     return pd.DataFrame(rows)
@@ -103,7 +103,7 @@ def scored(df: pd.DataFrame) -> pd.DataFrame:
 
 # %% ../../../nbs/stability/01_analysis.ipynb #35fd5fd0
 def table2(df: pd.DataFrame,                      # trajectory_frame rows
-           metrics: Sequence[str] = METRICS,
+           metrics: Sequence[str] = TRAJECTORY_METRICS,
           ) -> pd.DataFrame:
     "Mean of each metric per (model, condition), NaN left out (DESIGN §4); columns n (scored) and n_unscored."
     s = scored(df)
@@ -201,7 +201,7 @@ def half_splits(tasks: Sequence[str],       # task ids
     return H
 
 def split_half(df: pd.DataFrame,            # trajectory_frame rows
-               metric: str,                 # one of METRICS
+               metric: str,                 # one of TRAJECTORY_METRICS
                condition: str,              # "concise" | "detailed"
                n_splits: int = 1000,        # random stratified halves
                permutations: int = 1000,    # label shuffles for the p-value
@@ -255,7 +255,7 @@ def _masked_rho(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         rho = np.where((den > 0) & (valid.sum(1) >= 3), num / den, np.nan)
     return rho
 
-def split_half_table(df: pd.DataFrame, metrics: Sequence[str] = METRICS, conditions: Sequence[str] = ("detailed", "concise"),
+def split_half_table(df: pd.DataFrame, metrics: Sequence[str] = TRAJECTORY_METRICS, conditions: Sequence[str] = ("detailed", "concise"),
                      n_splits: int = 1000, permutations: int = 1000, seed: int = 0) -> pd.DataFrame:
     "`split_half` for every metric × condition plus `p_bonferroni` over all of them (the tests that returned a p)."
     rows = [split_half(df, m, c, n_splits, permutations, seed) for c in conditions for m in metrics]

@@ -80,7 +80,7 @@ def _cmd_tasks(a) -> int:
 def _cmd_run(a) -> int:
     from guilab.core import read_jsonl
     from guilab.agents.base import parse_options
-    from guilab.stability.runner import run_suite
+    from guilab.stability.runner import run_grace_suite
     from guilab.stability.utg import load_utg
     G = load_utg(a.utg); tasks = read_jsonl(a.tasks)
     if a.limit is not None: tasks = tasks[: a.limit]
@@ -90,13 +90,18 @@ def _cmd_run(a) -> int:
         specs = [(n.split("/")[-1], n if "/" in n else f"stability/{n}", dict(opts)) for n in a.agent]
     agents = make_agents(specs, seed=a.seed)
     screens = Path(a.utg).parent / "screens"
-    if a.mode == "online":
-        from guilab.stability.explore import JupyterLabApp
-        with JupyterLabApp() as app:
-            recs = run_suite(tasks, agents, G, a.out, mode="online", budget=a.budget, app=app, seed=a.seed, progress=not a.quiet)
-    else:
-        recs = run_suite(tasks, agents, G, a.out, mode="utg", budget=a.budget, screens_dir=screens if screens.is_dir() else None,
-                         seed=a.seed, progress=not a.quiet)
+    from guilab.bench import EvaluationError
+    try:
+        if a.mode == "online":
+            from guilab.stability.explore import JupyterLabApp
+            with JupyterLabApp() as app:
+                recs = run_grace_suite(tasks, agents, G, a.out, mode="online", budget=a.budget, app=app, seed=a.seed,
+                                 progress=not a.quiet)
+        else:
+            recs = run_grace_suite(tasks, agents, G, a.out, mode="utg", budget=a.budget,
+                             screens_dir=screens if screens.is_dir() else None, seed=a.seed, progress=not a.quiet)
+    except EvaluationError as e:   # an agent or endpoint error: recorded in the agent's run folder, never scored
+        print(f"guilab stability run: {e}", file=sys.stderr); return 1
     bad = [r for r in recs if r.get("evidence_missing")]
     print(f"{len(recs)} trajectories in {Path(a.out) / 'trajectories.jsonl'}" + (f"; {len(bad)} with missing evidence (not scored)" if bad else ""))
     return 0
@@ -126,7 +131,8 @@ def add_cli(sub) -> None:
     t.set_defaults(func=_cmd_tasks)
     r = s.add_parser("run", help="run agents on tasks (UTG replay or online with video); resumable")
     r.add_argument("--utg", required=True, help="the UTG (utg.json)"); r.add_argument("--tasks", required=True, help="tasks JSONL")
-    r.add_argument("--out", required=True, help="output folder (trajectories.jsonl, run.json); a folder made with other settings is refused")
+    r.add_argument("--out", required=True, help="output folder: one guilab.bench run per agent in OUT/LABEL/ "
+                   "(resumable; other settings are refused), every trajectory in OUT/trajectories.jsonl")
     r.add_argument("--agent", action="append", help="registered stability agent (repeatable); default: the scripted set")
     r.add_argument("--agent-opt", action="append", help="KEY=VALUE option for the agents given")
     r.add_argument("--mode", default="utg", choices=["utg", "online"])

@@ -15,7 +15,7 @@ from .utg import (add_state, add_transition, counts, describe, edge_actions, loa
                                   save_utg, signature, states)
 
 # %% auto #0
-__all__ = ['DESTRUCTIVE', 'EXTERNAL', 'COLLECT_JS', 'KERNEL_PENDING_JS', 'is_destructive', 'action_key', 'number_actions',
+__all__ = ['DESTRUCTIVE', 'EXTERNAL', 'COLLECT_JS', 'KERNEL_PENDING_JS', 'is_destructive', 'replay_key', 'number_actions',
            'utg_elements', 'JupyterLabApp', 'goto', 'explore']
 
 # %% ../../../nbs/stability/03_explore.ipynb #63c02f25
@@ -31,7 +31,7 @@ def is_destructive(action: dict) -> bool:
     return bool(DESTRUCTIVE.search(s) or EXTERNAL.search(s))
 
 # %% ../../../nbs/stability/03_explore.ipynb #006624a6
-def action_key(a: dict) -> str:
+def replay_key(a: dict) -> str:
     "The replayable name of an action: `kind|region|role|name|n` for element actions, `key|<key>` for keys."
     if a["kind"] == "key": return f"key|{a['key_name']}"
     return f"{a['kind']}|{a['region']}|{a['role']}|{a['name']}|{a['n']}"
@@ -42,7 +42,7 @@ def number_actions(acts: list[dict]) -> list[dict]:
     for a in acts:
         if a["kind"] != "key":
             k = (a["kind"], a["region"], a["role"], a["name"]); a["n"] = seen.get(k, 0); seen[k] = a["n"] + 1
-        a["key"] = action_key(a)
+        a["key"] = replay_key(a)
     return acts
 
 # %% ../../../nbs/stability/03_explore.ipynb #de3b4e40

@@ -11,7 +11,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ..geo.canvas import GeoGUI
-from ..pagebench.metrics import build_tolerant, signatures, _points
+from ..pagebench.metrics import build_tolerant, signatures, defined_points
 
 # %% auto #0
 __all__ = ['construction_state', 'reference_subgraph', 'page_trajectory']
@@ -23,7 +23,7 @@ def _h(obj) -> str: return hashlib.sha1(json.dumps(obj, sort_keys=True).encode()
 def _reference(reference: tuple) -> tuple:
     "The reference construction built once, with its points and signatures (read only; cached per reference)."
     ref, _ = build_tolerant(list(reference))
-    return ref, _points(ref), signatures(ref, {l: "P:" + l for l in ref.objects})
+    return ref, defined_points(ref), signatures(ref, {l: "P:" + l for l in ref.objects})
 
 def construction_state(commands: list[str],     # the construction on the canvas (GeoGebra commands)
                        reference: list[str],    # the problem's reference construction
@@ -32,7 +32,7 @@ def construction_state(commands: list[str],     # the construction on the canvas
                       ) -> str:
     "`c:<hash>` for a reference sub-construction, `x:<hash>` for anything else (see the module text)."
     ref, pr, sr = _reference(tuple(reference))
-    mod, _ = build_tolerant(commands); pm = _points(mod)
+    mod, _ = build_tolerant(commands); pm = defined_points(mod)
     diag = math.hypot(window["xmax"] - window["xmin"], window["ymax"] - window["ymin"])
     matches = {}
     if pm and pr:

@@ -12,13 +12,13 @@ import networkx as nx
 import numpy as np
 
 # %% auto #0
-__all__ = ['V_OUT', 'LABELS', 'METRICS', 'subgraph_digraph', 'step_labels', 'Diagnosis', 'diagnose', 'completion',
+__all__ = ['V_OUT', 'LABELS', 'TRAJECTORY_METRICS', 'subgraph_digraph', 'step_labels', 'Diagnosis', 'diagnose', 'completion',
            'trajectory_metrics', 'aggregate']
 
 # %% ../../../nbs/stability/00_metrics.ipynb #c76daecf
 V_OUT = "v_out"
 LABELS = ("on_path", "stagnation", "deviation", "recovery")
-METRICS = ("SR", "CR", "DR", "LBR", "RSR", "ARL", "RA")
+TRAJECTORY_METRICS = ("SR", "CR", "DR", "LBR", "RSR", "ARL", "RA")
 
 def _get(obj, key):
     return obj[key] if isinstance(obj, dict) else getattr(obj, key)
@@ -123,7 +123,7 @@ def trajectory_metrics(traj,        # DESIGN §2 stability trajectory (dict or S
 
 # %% ../../../nbs/stability/00_metrics.ipynb #f81da1b1
 def aggregate(rows: Iterable[dict],   # per-trajectory metric dicts (trajectory_metrics output, maybe with more keys)
-              metrics: Iterable[str] = METRICS,
+              metrics: Iterable[str] = TRAJECTORY_METRICS,
              ) -> dict:
     "Mean of each metric over `rows`, NaN values left out (DESIGN §4); NaN when no row defines it. Adds `n` and `n_<metric>`."
     rows = list(rows); out = {"n": len(rows)}

@@ -11,53 +11,61 @@ import networkx as nx
 import numpy as np
 
 from ..core import rng
-from ..agents.base import Agent, invalid
-from .utg import states
+from ..agents.base import Agent, DONE, invalid, PRIVILEGED
+from .utg import states, gui_action
 
 # %% auto #0
-__all__ = ['DONE', 'PROMPT', 'episode_rng', 'OracleAgent', 'NoisyOracleAgent', 'LoopingAgent', 'RandomAgent', 'LexicalAgent',
-           'parse_action', 'ModelAgent', 'endpoint_agent', 'tiny_agent']
+__all__ = ['PROMPT', 'offered', 'episode_rng', 'GraceOracleAgent', 'GraceNoisyOracleAgent', 'LoopingAgent', 'GraceRandomAgent',
+           'LexicalAgent', 'parse_click_reply', 'GraceModelAgent', 'grace_model_agent', 'tiny_agent']
 
 # %% ../../../nbs/stability/05_policies.ipynb #0a8f7fee
-DONE = {"type": "done"}
+def offered(obs: dict) -> list[tuple[str, str]]:
+    """`(edge label, name)` of every action an observation offers, in its order: a click on each listed element (the
+    element id is its UTG edge label), then each key press (`key|K`, named K). `gui_action(label)` is the action."""
+    return ([(e["element"], str(e.get("name", ""))) for e in obs.get("elements") or []]
+            + [(f"key|{k}", k) for k in obs.get("keys") or []])
 
-def _click(a: dict) -> dict: return {"type": "click", "key": a["key"]}
-
-def episode_rng(seed: int,      # the agent's seed
-                name: str,      # the agent's name (two agents with one seed draw different streams)
-                obs=None, info=None,  # `reset`'s arguments: the task id from info["task"], the condition from obs or info
+def episode_rng(seed: int,         # the agent's seed
+                name: str,         # the agent's name (two agents with one seed draw different streams)
+                info: dict | None = None,   # `reset`'s public info: `task_id` and `condition`
                ) -> np.random.Generator:
     """The random stream of one episode, from `(seed, name, task id, condition)` through `guilab.core.rng` (sha256):
     the same in every process (no `hash()`, which `PYTHONHASHSEED` changes) and independent of the episodes run
     before it, so a resumed run draws what an uninterrupted one does."""
-    task = (info or {}).get("task") or {}
-    cond = (obs or {}).get("condition") or (info or {}).get("condition") or ""
-    return rng(seed, "stability", name, task.get("id", ""), cond)
+    info = info or {}
+    return rng(seed, "stability", name, info.get("task_id", ""), info.get("condition", ""))
 
-class OracleAgent(Agent):
-    "Shortest path to the goal in the full UTG (DESIGN-free: the reference policy); `done` at the goal."
+# %% ../../../nbs/stability/05_policies.ipynb #1b0ebc12
+class GraceOracleAgent(Agent):
+    """Shortest path to the goal in the full UTG (the reference policy; privileged: it reads the task, the UTG and
+    the current state from `info[PRIVILEGED]`); `done` at the goal."""
     name = "oracle"
+    privileged = True
+    needs_screenshot = False
     def reset(self, obs=None, info=None):
-        info = info or {}
-        self.task, self.G = info["task"], info["utg"]
+        p = (info or {}).get(PRIVILEGED)
+        if not p:
+            raise ValueError(f"{self.name} is a privileged agent: it needs info[{PRIVILEGED!r}] "
+                             "(task, utg, current_state)")
+        self.task, self.G, self.current_state = p["task"], p["utg"], p["current_state"]
         S = self.G.subgraph(states(self.G))
-        self.next_key = {}
-        goal = self.task["goal"]
-        for u, path in nx.single_target_shortest_path(S, goal).items():
+        self.next_label = {}
+        for u, path in nx.single_target_shortest_path(S, self.task["goal"]).items():
             if len(path) > 1:
-                v = path[1]; acts = json.loads(self.G.edges[u, v]["actions"])
-                self.next_key[u] = sorted(acts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+                acts = json.loads(self.G.edges[u, path[1]]["actions"])
+                self.next_label[u] = sorted(acts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
     def oracle(self, obs) -> dict:
-        s = obs["state"]
-        if s == self.task["goal"]: return DONE
-        keys = {a["key"]: a for a in obs["actions"]}
-        k = self.next_key.get(s)
-        if k in keys: return _click(keys[k])
-        if "key|Escape" in keys: return _click(keys["key|Escape"])
-        return _click(obs["actions"][0]) if obs["actions"] else DONE
+        s = self.current_state()
+        if s == self.task["goal"]: return dict(DONE)
+        labels = [l for l, _ in offered(obs)]
+        k = self.next_label.get(s)
+        if k in labels: return gui_action(k)
+        if "key|Escape" in labels: return gui_action("key|Escape")
+        return gui_action(labels[0]) if labels else dict(DONE)
     def act(self, obs): return self.oracle(obs)
 
-class NoisyOracleAgent(OracleAgent):
+# %% ../../../nbs/stability/05_policies.ipynb #c0356744
+class GraceNoisyOracleAgent(GraceOracleAgent):
     "The oracle, replaced with probability `epsilon` by a uniformly random available action (never by `done`)."
     def __init__(self, epsilon: float = 0.1,   # probability of a random action per step
                  seed: int = 0):
@@ -66,13 +74,14 @@ class NoisyOracleAgent(OracleAgent):
         self.name = f"noisy_oracle_{epsilon:g}"
     def reset(self, obs=None, info=None):
         super().reset(obs, info)
-        self.g = episode_rng(self.seed, self.name, obs, info)
+        self.g = episode_rng(self.seed, self.name, info)
     def act(self, obs):
-        if obs["actions"] and self.g.random() < self.epsilon:
-            return _click(obs["actions"][int(self.g.integers(len(obs["actions"])))])
+        acts = offered(obs)
+        if acts and self.g.random() < self.epsilon: return gui_action(acts[int(self.g.integers(len(acts)))][0])
         return self.oracle(obs)
 
-class LoopingAgent(OracleAgent):
+# %% ../../../nbs/stability/05_policies.ipynb #838fbc5c
+class LoopingAgent(GraceOracleAgent):
     "The oracle with one detour: at step `at`, `loops` round trips over a reversible edge pair u → w → u, then the oracle again."
     name = "looping"
     def __init__(self, loops: int = 3, at: int = 2):
@@ -82,23 +91,26 @@ class LoopingAgent(OracleAgent):
     def act(self, obs):
         self.t += 1
         if self.t == self.at and not self.queue:
-            u = obs["state"]; keys = {a["key"] for a in obs["actions"]}
+            u = self.current_state(); labels = {l for l, _ in offered(obs)}
             for w in sorted(self.G.successors(u)) if u in self.G else []:
                 if w == u or not self.G.has_edge(w, u) or w == self.task["goal"]: continue
-                go = [k for k in json.loads(self.G.edges[u, w]["actions"]) if k in keys]
+                go = [k for k in json.loads(self.G.edges[u, w]["actions"]) if k in labels]
                 back = sorted(json.loads(self.G.edges[w, u]["actions"]))
                 if go and back:
                     self.queue = [go[0], back[0]] * self.loops; break
-        if self.queue: return {"type": "click", "key": self.queue.pop(0)}
+        if self.queue: return gui_action(self.queue.pop(0))
         return self.oracle(obs)
 
-class RandomAgent(Agent):
+# %% ../../../nbs/stability/05_policies.ipynb #23c915b6
+class GraceRandomAgent(Agent):
     "A uniformly random available action each step; never `done`."
     name = "random"
+    needs_screenshot = False
     def __init__(self, seed: int = 0): self.seed = int(seed)
-    def reset(self, obs=None, info=None): self.g = episode_rng(self.seed, self.name, obs, info)
+    def reset(self, obs=None, info=None): self.g = episode_rng(self.seed, self.name, info)
     def act(self, obs):
-        return _click(obs["actions"][int(self.g.integers(len(obs["actions"])))]) if obs["actions"] else None   # nothing to click: stop
+        acts = offered(obs)
+        return gui_action(acts[int(self.g.integers(len(acts)))][0]) if acts else None   # nothing to click: stop
 
 # %% ../../../nbs/stability/05_policies.ipynb #46b61739
 _QUOTED = re.compile(r"“([^”]+)”")
@@ -107,6 +119,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 class LexicalAgent(Agent):
     "Follow the quoted control names of a detailed instruction in order; with a concise one, click the control sharing most words with it."
     name = "lexical"
+    needs_screenshot = False
     def __init__(self, seed: int = 0): self.seed = int(seed)
     def reset(self, obs=None, info=None):
         self.plan = None; self.tried = set(); self.g = np.random.default_rng(self.seed)
@@ -116,54 +129,62 @@ class LexicalAgent(Agent):
             steps = text.split("Steps:", 1)[1] if "Steps:" in text else ""
             self.plan = [m.group(2) or ("key|" + m.group(1)) for m in re.finditer(r"Press (\w+)|“([^”]+)”", steps)]
             self.mode = "steps" if self.plan else "words"
-        acts = obs["actions"]
+        acts = offered(obs)
         if self.mode == "steps":
-            if not self.plan: return DONE
+            if not self.plan: return dict(DONE)
             want = self.plan.pop(0)
-            hit = [a for a in acts if a["key"] == want or a.get("name") == want]
-            return _click(hit[0]) if hit else invalid(want, f"no control named {want!r} on this screen")
+            hit = [l for l, n in acts if l == want or n == want]
+            return gui_action(hit[0]) if hit else invalid(want, f"no control named {want!r} on this screen")
         words = set(_WORD.findall(text.lower()))
-        scored = [(len(words & set(_WORD.findall(str(a.get("name", "")).lower()))), a["key"]) for a in acts if a["key"] not in self.tried]
+        scored = [(len(words & set(_WORD.findall(n.lower()))), l) for l, n in acts if l not in self.tried]
         best = max((s for s, _ in scored), default=0)
-        if best == 0: return DONE
+        if best == 0: return dict(DONE)
         k = sorted(k for s, k in scored if s == best)[0]; self.tried.add(k)
-        return {"type": "click", "key": k}
+        return gui_action(k)
 
 # %% ../../../nbs/stability/05_policies.ipynb #695fa00e
 PROMPT = ("You operate JupyterLab through its screen ({w}x{h} pixels). Task: {instruction}\n"
           "Reply with exactly one action: click(x, y) with pixel coordinates, press(Escape), or done() when the task is complete.")
 _CLICK = re.compile(r"click\(\s*(?:x\s*=\s*)?(-?\d+(?:\.\d+)?)\s*,\s*(?:y\s*=\s*)?(-?\d+(?:\.\d+)?)\s*\)", re.I)
 
-def parse_action(text: str) -> dict:
+def parse_click_reply(text: str) -> dict:
     "A model reply → click / key / done action, or an `invalid` record; never raises."
     t = str(text or "")
     if m := _CLICK.search(t): return {"type": "click", "x": float(m.group(1)), "y": float(m.group(2))}
     if re.search(r"press\(\s*['\"]?escape", t, re.I): return {"type": "key", "key": "Escape"}
-    if re.search(r"\bdone\(\s*\)", t, re.I): return DONE
+    if re.search(r"\bdone\(\s*\)", t, re.I): return dict(DONE)
     return invalid(t[:200], "no click(x, y), press(Escape) or done() in the reply")
 
-class ModelAgent(Agent):
-    "Screenshot + instruction → one action per step through a `Policy` (`policy.act(messages) -> str`)."
+# %% ../../../nbs/stability/05_policies.ipynb #8e6ad60b
+class GraceModelAgent(Agent):
+    """Screenshot + instruction → one action per step through a `Policy` (`policy.act(messages) -> str`). The
+    policy's exceptions propagate (an unreachable endpoint is an error of the episode, not an action)."""
     def __init__(self, policy,                         # a guilab Policy (endpoint, transformers, tiny)
                  name: str = "model",
-                 size: tuple = (1280, 800)):           # screenshot size in pixels, told to the model
+                 size: tuple = (1280, 800)):           # screen size told to the model when there is no screenshot
         self.policy, self.name, self.size = policy, name, tuple(size)
     def act(self, obs):
         from PIL import Image
         from guilab.agents.messages import user_message
-        img = Image.open(obs["screenshot"]) if obs.get("screenshot") else Image.new("RGB", self.size, "white")
-        msg = user_message(PROMPT.format(w=self.size[0], h=self.size[1], instruction=obs["instruction"]), img)
-        try: reply = self.policy.act([msg])
-        except Exception as e:   # an endpoint failure is recorded, the episode goes on
-            return invalid("", f"policy error: {type(e).__name__}: {str(e)[:120]}")
-        return parse_action(reply)
+        shot = obs.get("screenshot")
+        img = Image.fromarray(np.asarray(shot, np.uint8)) if shot is not None else Image.new("RGB", self.size, "white")
+        msg = user_message(PROMPT.format(w=img.size[0], h=img.size[1], instruction=obs["instruction"]), img)
+        return parse_click_reply(self.policy.act([msg]))
 
-def endpoint_agent(base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", name: str = "") -> ModelAgent:
-    "A ModelAgent over an OpenAI-compatible endpoint (temperature 0)."
+def grace_model_agent(base_url: str,                         # endpoint root, ending in /v1
+                model: str,                            # the served model's name
+                api_key_env: str = "OPENAI_API_KEY",   # environment variable holding the key (never recorded)
+                max_tokens: int = 512,                 # reply length limit (tokens)
+                retries: int = 3,                      # retries of connection errors / timeouts / 5xx
+                name: str = "",                        # the records' model label (default: `model`)
+               ) -> GraceModelAgent:
+    "A GraceModelAgent over an OpenAI-compatible endpoint (temperature 0); registered as `stability/model`."
     from guilab.agents.policies import OpenAIChatPolicy
-    return ModelAgent(OpenAIChatPolicy(base_url=base_url, model=model, api_key_env=api_key_env, temperature=0.0), name=name or model)
+    pol = OpenAIChatPolicy(base_url=base_url, model=model, api_key_env=api_key_env, temperature=0.0,
+                           max_tokens=max_tokens, retries=retries)
+    return GraceModelAgent(pol, name=name or model)
 
-def tiny_agent(model_dir: str, name: str = "tiny", max_new_tokens: int = 24) -> ModelAgent:
-    "A ModelAgent over a local transformers model (the tiny VLM; greedy decoding = temperature 0)."
+def tiny_agent(model_dir: str, name: str = "tiny", max_new_tokens: int = 24) -> GraceModelAgent:
+    "A GraceModelAgent over a local transformers model (the tiny VLM; greedy decoding = temperature 0)."
     from guilab.agents.policies import TransformersPolicy
-    return ModelAgent(TransformersPolicy(model_dir, max_new_tokens=max_new_tokens), name=name)
+    return GraceModelAgent(TransformersPolicy(model_dir, max_new_tokens=max_new_tokens), name=name)

@@ -11,14 +11,15 @@ import gymnasium as gym
 import networkx as nx
 import numpy as np
 
-from ..agents.base import Agent, run_episode
-from ..core import JsonlWriter, read_jsonl, StabilityTrajectory, rng, atomic_write, cache_key
-from .utg import signature, states
+from ..agents.base import Agent, PRIVILEGED, run_episode
+from ..bench import Benchmark, evaluate, read_episodes
+from ..core import read_jsonl, write_jsonl, StabilityTrajectory, rng, cache_key
+from .utg import signature, states, edge_label
 
 # %% auto #0
-__all__ = ['V_OUT', 'VIDEO_MARK', 'VIDEO_MARK_JS', 'align', 'UTGEnv', 'trajectory_record', 'run_utg', 'video_frames',
-           'marker_onset', 'video_duration', 'cut_clip', 'run_online', 'run_settings', 'check_run_settings',
-           'run_suite']
+__all__ = ['V_OUT', 'VIDEO_MARK', 'VIDEO_MARK_JS', 'CONDITIONS', 'align', 'UTGEnv', 'trajectory_record', 'run_utg',
+           'video_frames', 'marker_onset', 'video_duration', 'cut_clip', 'OnlineEnv', 'run_online', 'GraceBench',
+           'run_grace_suite']
 
 # %% ../../../nbs/stability/06_runner.ipynb #b01d143a
 V_OUT = "v_out"
@@ -31,41 +32,75 @@ def align(obs_or_id, G: nx.DiGraph) -> str:
     return sid if sid in G and G.nodes[sid].get("kind", "state") == "state" else V_OUT
 
 # %% ../../../nbs/stability/06_runner.ipynb #c308a680
+def _element(label: str) -> dict:
+    "The observation entry of an element action's edge label `kind|region|role|name|n`."
+    p = label.split("|")
+    full = len(p) >= 5
+    return {"element": label, "name": p[3] if full else p[1], "kind": p[0], "region": p[1] if full else "",
+            "role": p[2] if full else ""}
+
+def _screen(path) -> np.ndarray | None:
+    "A saved screenshot as an H×W×3 uint8 array (None when there is none)."
+    if path is None or not Path(path).exists(): return None
+    from PIL import Image
+    with Image.open(path) as im: return np.asarray(im.convert("RGB"))
+
 class UTGEnv(gym.Env):
-    """Replay a saved UTG as a Gymnasium env (see the module text). `reset(options={"task": task, "condition":
-    c})` starts at the task's start; `step({"type": "click", "key": K})` follows an observed edge (drawn by counts),
-    an unknown key or a coordinate click without a key leaves the state unchanged (info `effect: "none"`),
-    `{"type": "done"}` terminates. Observations: `{"state","actions","instruction","condition","screenshot","step"}`."""
+    """Replay a saved UTG as a Gymnasium env (see the module text). `reset(options={"task": task, "condition": c})`
+    starts at the task's start. Observations `{"instruction", "screenshot", "elements", "keys", "step"}`: the
+    state's saved screenshot (H×W×3 uint8, or None without `screens_dir` or when `screenshots` is False), the element
+    actions and keys the UTG recorded on this screen (sorted). `{"type": "click", "element": id}` and `{"type": "key",
+    "key": K}` follow the matching edge (drawn by counts); any other action — a click at coordinates, an element or a
+    key this screen does not have, an invalid reply — leaves the state unchanged (info `effect: "none"`); `done`
+    terminates; the episode is truncated after `max_steps` actions. Reset info: `task_id` and `condition` (public),
+    `info[PRIVILEGED]` = `{"task", "utg", "current_state"}`; step info `state` (the node, for the record)."""
     metadata = {"render_modes": []}
-    def __init__(self, G: nx.DiGraph, screens_dir: str | Path | None = None, seed: int = 0):
+    steps_invalid = True   # run_episode sends invalid replies: each spends a step of the budget
+    def __init__(self, G: nx.DiGraph,                      # the UTG
+                 screens_dir: str | Path | None = None,    # folder of `<state>.png` screenshots
+                 seed: int = 0,                            # the transition draws' seed when reset gets none
+                 max_steps: int = 15,                      # the action budget (seed §4.1)
+                 screenshots: bool = True):                # put screenshots into observations (agents that need them)
+        if int(max_steps) < 1: raise ValueError(f"max_steps must be >= 1, got {max_steps}")
         self.G, self.screens = G, (Path(screens_dir) if screens_dir else None)
-        self.S = set(states(G)); self._seed = seed
+        self.S = set(states(G)); self._seed, self.max_steps, self.screenshots = seed, int(max_steps), screenshots
         self.out = {}
         for u, v, d in G.edges(data=True):
             if v not in self.S: continue
             for k, c in json.loads(d["actions"]).items(): self.out.setdefault(u, {}).setdefault(k, []).append((v, c))
     def _obs(self):
-        shot = None
-        if self.screens is not None:
-            p = self.screens / f"{self.state}.png"; shot = str(p) if p.exists() else None
-        acts = [{"key": k, "name": k.split("|")[3] if k.count("|") >= 4 else k.split("|")[1], "kind": k.split("|")[0]}
-                for k in sorted(self.out.get(self.state, {}))]
-        return {"state": self.state, "actions": acts, "instruction": self.instruction, "condition": self.condition,
-                "screenshot": shot, "step": self.t}
+        shot = _screen(self.screens / f"{self.state}.png") if self.screens is not None and self.screenshots else None
+        labels = sorted(self.out.get(self.state, {}))
+        return {"instruction": self.instruction, "screenshot": shot, "step": self.t,
+                "elements": [_element(k) for k in labels if not k.startswith("key|")],
+                "keys": [k[4:] for k in labels if k.startswith("key|")]}
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed); o = options or {}
         self.task = o["task"]; self.condition = o.get("condition", "concise")
-        self.instruction = self.task[self.condition]; self.state = self.task["start"]; self.t = 0
+        self.instruction = self.task[self.condition]; self.state = self.start_state = self.task["start"]; self.t = 0
         self.g = rng(self._seed if seed is None else seed, "utg_env", self.task["id"], self.condition)   # stable per task and condition
-        return self._obs(), {"task": self.task, "utg": self.G, "state": self.state, "condition": self.condition}
+        return self._obs(), {"task_id": self.task["id"], "condition": self.condition,
+                             PRIVILEGED: {"task": self.task, "utg": self.G, "current_state": lambda: self.state}}
+    def _next(self, action) -> list | None:
+        "The observed successors (state, count) of `action` here, or None."
+        outs = self.out.get(self.state, {})
+        label = edge_label(action)
+        if label is None: return None
+        if action["type"] == "click": return outs.get(label) if not label.startswith("key|") else None
+        hit = outs.get(label)
+        if hit is None:   # key names are matched without case ("escape" is Escape)
+            hit = next((v for k, v in outs.items() if k.startswith("key|") and k.lower() == label.lower()), None)
+        return hit
     def step(self, action):
         self.t += 1
-        if action.get("type") == "done": return self._obs(), 0.0, True, False, {"state": self.state, "done": True}
-        nxt = self.out.get(self.state, {}).get(action.get("key"))
-        if not nxt: return self._obs(), 0.0, False, False, {"state": self.state, "effect": "none"}
+        trunc = self.t >= self.max_steps
+        if isinstance(action, dict) and action.get("type") == "done":
+            return self._obs(), 0.0, True, False, {"state": self.state, "done": True}
+        nxt = self._next(action)
+        if not nxt: return self._obs(), 0.0, False, trunc, {"state": self.state, "effect": "none"}
         vs, cs = zip(*nxt); p = np.array(cs, float) / sum(cs)
         self.state = vs[int(self.g.choice(len(vs), p=p))]
-        return self._obs(), 0.0, False, False, {"state": self.state}
+        return self._obs(), 0.0, False, trunc, {"state": self.state}
 
 # %% ../../../nbs/stability/06_runner.ipynb #b55651f2
 def trajectory_record(model: str, task: dict, condition: str, states_: list, actions: list, stopped: str, **extra) -> dict:
@@ -75,16 +110,26 @@ def trajectory_record(model: str, task: dict, condition: str, states_: list, act
     StabilityTrajectory.from_dict({k: rec[k] for k in ("model", "task", "condition", "states", "actions", "success")})
     return rec
 
-def run_utg(env: UTGEnv, agent: Agent, task: dict, condition: str, model: str, budget: int = 15) -> dict:
-    "Run `agent` on `task` in the UTG replay env; returns the trajectory record (mode `utg`)."
-    ep = run_episode(env, agent, options={"task": task, "condition": condition}, max_steps=budget + 1)
-    sts, acts, stopped = [task["start"]], [], "budget"
+# %% ../../../nbs/stability/06_runner.ipynb #a1803150
+def _trace(ep: dict, start: str) -> tuple[list, list, list, str]:
+    "(states, actions, step infos, stopped) of a `run_episode` record: `done` ends it without being a step."
+    sts, acts, infos, stopped = [start], [], [], "budget"
     for s in ep["steps"]:
         a = s["action"]
         if isinstance(a, dict) and a.get("type") == "done": stopped = "done"; break
-        if len(acts) == budget: break
-        acts.append(a); sts.append(s["info"].get("state", sts[-1]) if "env_error" not in s else sts[-1])
+        acts.append(a); infos.append(s["info"])
+        sts.append(s["info"].get("state", sts[-1]) if "env_error" not in s else sts[-1])
     if ep["stopped_by_agent"]: stopped = "agent"
+    return sts, acts, infos, stopped
+
+def run_utg(env: UTGEnv,       # the replay env (its `max_steps` is the budget)
+            agent: Agent, task: dict, condition: str,
+            model: str,        # the records' model label
+            seed: int | None = None,   # the transition draws' seed (None: the env's)
+           ) -> dict:
+    "Run `agent` on `task` in the UTG replay env; returns the trajectory record (mode `utg`)."
+    ep = run_episode(env, agent, options={"task": task, "condition": condition}, seed=seed)
+    sts, acts, _, stopped = _trace(ep, task["start"])
     return trajectory_record(model, task, condition, sts, acts, stopped, mode="utg", format_errors=ep["format_errors"])
 
 # %% ../../../nbs/stability/06_runner.ipynb #2f4e0021
@@ -156,126 +201,284 @@ def cut_clip(video: str | Path, start_s: float, end_s: float, out: str | Path) -
                        capture_output=True, text=True, timeout=120)
     return r.returncode == 0 and out.exists() and out.stat().st_size > 0
 
-def run_online(app,                      # a started stability.explore.JupyterLabApp (its video_dir is replaced per trajectory)
-               G: nx.DiGraph,            # the app's UTG (for alignment and for the scripted agents)
-               agent: Agent, task: dict, condition: str, model: str,
+# %% ../../../nbs/stability/06_runner.ipynb #f0bdeaaf
+class OnlineEnv(gym.Env):
+    """GraceBench online (see the module text): a started `JupyterLabApp` behind the observations and actions of
+    `UTGEnv` — the elements are the controls on screen now (document order), the keys `["Escape"]`. `reset(options=
+    {"task", "condition", "dir"})` opens a fresh browser context recording a video into `dir` and takes the first
+    pre-action screenshot; each step performs the action, takes the post-action screenshot, aligns the screen to `G`
+    (step info `state`, `signature`, `pre`, `post`, `t_pre`, `t_post`, `error` when the action could not be done)
+    and takes the next pre-action screenshot. After the episode `finish(steps)` closes the context and checks the
+    evidence. The episode is truncated after `max_steps` actions; `own_app`: `close()` also stops the app."""
+    metadata = {"render_modes": []}
+    steps_invalid = True
+    def __init__(self, app,                      # a started stability.explore.JupyterLabApp
+                 G: nx.DiGraph,                  # the app's UTG (alignment; the oracles' map)
+                 max_steps: int = 15,            # the action budget (seed §4.1)
+                 clips: bool = True,             # cut step clips from the video
+                 tolerance_s: float = 2.0,       # allowed |video duration - wall time| (s) (plus 10 % of the wall time)
+                 screenshots: bool = True,       # put the screenshot into observations (the files are always written)
+                 own_app: bool = False):
+        if int(max_steps) < 1: raise ValueError(f"max_steps must be >= 1, got {max_steps}")
+        self.app, self.G, self.max_steps, self.clips, self.tolerance_s = app, G, int(max_steps), clips, tolerance_s
+        self.screenshots, self.own_app = screenshots, own_app
+    def _pre(self):
+        self.pre = self.shots / f"step_{self.t + 1:02d}_pre.png"; self.t_pre = time.time()   # wall times until `finish`
+        self.app.screenshot(self.pre)
+        self.live = self.app.actions(self.raw)
+    def _obs(self):
+        els = [{"element": a["key"], "name": a["name"], "kind": a["kind"], "region": a["region"], "role": a["role"]}
+               for a in self.live if a["kind"] != "key"]
+        return {"instruction": self.task[self.condition], "screenshot": _screen(self.pre) if self.screenshots else None,
+                "elements": els, "keys": [a["key_name"] for a in self.live if a["kind"] == "key"], "step": self.t}
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed); o = options or {}
+        self.task, self.condition = o["task"], o.get("condition", "concise")
+        self.dir = Path(o["dir"]); self.shots = self.dir / "shots"; self.shots.mkdir(parents=True, exist_ok=True)
+        app = self.app
+        if app.page is not None: app.close_context()
+        app.video_dir = self.dir / "raw"; app.new_context(); self.t0 = time.time()
+        try: self.t_mark = app.page.evaluate(VIDEO_MARK_JS) / 1000.0   # the sync marker: the recording's start is found from it
+        except Exception: self.t_mark = None
+        self.raw = app.reset(); self.state = self.start_state = align(self.raw, self.G); self.t = 0
+        self._pre()
+        return self._obs(), {"task_id": self.task["id"], "condition": self.condition,
+                             PRIVILEGED: {"task": self.task, "utg": self.G, "current_state": lambda: self.state}}
+    def _do(self, a) -> str | None:
+        "Perform one action on the app; the reason when it could not be done."
+        t = a.get("type") if isinstance(a, dict) else None
+        if t == "invalid": return a.get("error") or "invalid reply"
+        if t == "click" and a.get("element") is not None:
+            hit = next((x for x in self.live if x["kind"] != "key" and x["key"] == a["element"]), None)
+            if hit is None: return f"no element {a['element']!r} on screen"
+            self.raw = self.app.step(hit); return None
+        if t == "click" and "x" in a and "y" in a:
+            self.app.page.mouse.click(a["x"], a["y"]); self.raw = self.app.observe(); return None
+        if t == "key" and isinstance(a.get("key"), str) and a["key"]:
+            from guilab.browser import playwright_key
+            try: k = playwright_key(a["key"])
+            except ValueError as e: return str(e)
+            self.raw = self.app.step({"kind": "key", "key_name": k}); return None
+        return f"unsupported action {a!r}"
+    def step(self, action):
+        if isinstance(action, dict) and action.get("type") == "done":
+            return self._obs(), 0.0, True, False, {"state": self.state, "done": True}
+        self.t += 1
+        pre, t_pre = self.pre, self.t_pre
+        t_act = time.time(); err = self._do(action)
+        post = self.shots / f"step_{self.t:02d}_post.png"; self.app.screenshot(post); t_post = time.time()
+        self.state = align(self.raw, self.G)
+        info = {"state": self.state, "signature": self.raw["id"], "pre": str(pre.relative_to(self.dir)),
+                "post": str(post.relative_to(self.dir)), "t_pre": t_pre, "t_act": t_act, "t_post": t_post,
+                **({"error": err} if err else {})}
+        trunc = self.t >= self.max_steps
+        if not trunc: self._pre()   # the next step's pre-action screenshot: what the agent acts on
+        return self._obs(), 0.0, False, trunc, info
+    def finish(self, steps: list[dict]) -> dict:
+        """Close the episode's context (Playwright finishes the video then), move the video to `dir/video.webm`, find
+        the recording's start from the sync marker and put every step time on the video's clock (`t_pre`, `t_act`,
+        `t_post`: s from the video's first frame), check the duration against the wall time and the screenshots, cut
+        `steps`' clips (adds `clip` to each); returns `{"video", "video_s", "video_start", "wall_s", "dir",
+        "evidence_missing"}`."""
+        out, t_end = self.dir, time.time()
+        video = self.app.close_context(); t_closed = time.time()
+        missing, vpath, start = [], None, None
+        if video and Path(video).exists():
+            vpath = out / "video.webm"; shutil.move(video, vpath); shutil.rmtree(out / "raw", ignore_errors=True)
+        else: missing.append("video missing")
+        if vpath:   # the recording's start: the marker's wall time minus its time in the video
+            try: v_mark = marker_onset(vpath)
+            except RuntimeError: v_mark = None
+            if v_mark is not None and self.t_mark is not None: start = self.t_mark - v_mark
+            else: missing.append("video start unknown (the sync marker is not in the video): step times unsynchronised")
+        base = start if start is not None else self.t0
+        for s in steps:
+            for k in ("t_pre", "t_act", "t_post"):
+                if k in s: s[k] = round(s[k] - base, 3)
+        t_end, wall = t_end - base, t_closed - base
+        vdur = video_duration(vpath) if vpath else math.nan
+        tol = self.tolerance_s
+        if vpath and not (abs(vdur - wall) <= tol + 0.1 * wall or abs(vdur - t_end) <= tol + 0.1 * t_end):
+            missing.append(f"video duration {vdur:.1f}s does not match wall time {wall:.1f}s")
+        for s in steps:
+            if not all(s.get(k) and (out / s[k]).exists() for k in ("pre", "post")):
+                missing.append(f"screenshot missing at step {s['t']}"); break
+        if self.clips and vpath and not missing:
+            for s in steps:
+                clip = out / "clips" / f"step_{s['t']:02d}.webm"
+                if cut_clip(vpath, s["t_pre"], s["t_post"] + 0.2, clip): s["clip"] = str(clip.relative_to(out))
+                else: missing.append(f"clip of step {s['t']} could not be cut"); break
+        return {"video": str(vpath.relative_to(out)) if vpath else None, "video_s": vdur, "wall_s": round(wall, 3),
+                "video_start": round(start, 3) if start is not None else None, "dir": str(out),
+                "evidence_missing": "; ".join(missing) or None}
+    def close(self):
+        if self.own_app: self.app.__exit__(None, None, None); self.own_app = False
+
+# %% ../../../nbs/stability/06_runner.ipynb #fb70074c
+def run_online(env: OnlineEnv,           # the online env (its `max_steps` is the budget)
+               agent: Agent, task: dict, condition: str,
+               model: str,               # the records' model label
                out_dir: str | Path,      # this trajectory's folder: video.webm, shots/, clips/
-               budget: int = 15,         # action budget (seed §4.1)
-               clips: bool = True,       # cut step clips
-               tolerance_s: float = 2.0, # allowed |video duration - wall time| (s) (plus 10 % of the wall time)
+               seed: int | None = None,
               ) -> dict:
     """One online trajectory with video evidence; returns the record (mode `online`) with `steps` (action, pre/post
     screenshots, `t_pre` / `t_act` / `t_post` in seconds on the video's clock, aligned states), `video`, `video_s`,
     `video_start` (wall time of the video's first frame, s since the epoch; None when the sync marker was not
     found), `wall_s` (from the recording's start to its end), and `evidence_missing` (None, or why the evidence is
     incomplete)."""
-    out = Path(out_dir); shots = out / "shots"; shots.mkdir(parents=True, exist_ok=True)
-    if app.page is not None: app.close_context()
-    app.video_dir = out / "raw"; app.new_context(); t0 = time.time()
-    try: t_mark = app.page.evaluate(VIDEO_MARK_JS) / 1000.0   # the sync marker: the recording's start is found from it
-    except Exception: t_mark = None
-    obs = app.reset()
-    s0 = align(obs, G)
-    agent.reset(None, {"task": task, "utg": G, "state": s0, "condition": condition})
-    sts, acts, steps, stopped, n_bad = [s0], [], [], "budget", 0
-    for t in range(budget):
-        pre = shots / f"step_{t + 1:02d}_pre.png"; t_pre = time.time(); app.screenshot(pre)   # wall times until the end
-        live = app.actions(obs)
-        a_obs = {"state": sts[-1], "actions": live, "instruction": task[condition], "condition": condition, "screenshot": str(pre), "step": t}
-        a = agent.act(a_obs)
-        if a is None: stopped = "agent"; break
-        if a.get("type") == "done": stopped = "done"; break
-        err = None; t_act = time.time()
-        if a.get("type") == "invalid": n_bad += 1; err = a.get("error")
-        elif a.get("key"):
-            hit = next((x for x in live if x["key"] == a["key"]), None)
-            if hit is None: err = f"no control {a['key']!r} on screen"
-            else: obs = app.step(hit)
-        elif a.get("type") == "click" and "x" in a: app.page.mouse.click(a["x"], a["y"]); obs = app.observe()
-        elif a.get("type") == "key": app.page.keyboard.press(a["key"]); obs = app.observe()
-        else: err = f"unsupported action {a!r}"
-        post = shots / f"step_{t + 1:02d}_post.png"; app.screenshot(post); t_post = time.time()
-        v = align(obs, G); sts.append(v); acts.append(a)
-        steps.append({"t": t + 1, "action": a, "pre": str(pre.relative_to(out)), "post": str(post.relative_to(out)),
-                      "t_pre": t_pre, "t_act": t_act, "t_post": t_post, "state": v, "signature": obs["id"],
-                      **({"error": err} if err else {})})
-    t_end = time.time()
-    video = app.close_context(); t_closed = time.time()
-    missing = []
-    vpath, start = None, None
-    if video and Path(video).exists():
-        vpath = out / "video.webm"; shutil.move(video, vpath); shutil.rmtree(out / "raw", ignore_errors=True)
-    else: missing.append("video missing")
-    if vpath:   # the recording's start: the marker's wall time minus its time in the video
-        try: v_mark = marker_onset(vpath)
-        except RuntimeError: v_mark = None
-        if v_mark is not None and t_mark is not None: start = t_mark - v_mark
-        else: missing.append("video start unknown (the sync marker is not in the video): step times unsynchronised")
-    base = start if start is not None else t0
-    for s in steps:
-        for k in ("t_pre", "t_act", "t_post"): s[k] = round(s[k] - base, 3)
-    t_end, wall = t_end - base, t_closed - base
-    vdur = video_duration(vpath) if vpath else math.nan
-    if vpath and not (abs(vdur - wall) <= tolerance_s + 0.1 * wall or abs(vdur - t_end) <= tolerance_s + 0.1 * t_end):
-        missing.append(f"video duration {vdur:.1f}s does not match wall time {wall:.1f}s")
-    for s in steps:
-        if not ((out / s["pre"]).exists() and (out / s["post"]).exists()): missing.append(f"screenshot missing at step {s['t']}"); break
-    if clips and vpath and not missing:
-        for s in steps:
-            clip = out / "clips" / f"step_{s['t']:02d}.webm"
-            if cut_clip(vpath, s["t_pre"], s["t_post"] + 0.2, clip): s["clip"] = str(clip.relative_to(out))
-            else: missing.append(f"clip of step {s['t']} could not be cut"); break
-    return trajectory_record(model, task, condition, sts, acts, stopped, mode="online", steps=steps, format_errors=n_bad,
-                             video=str(vpath.relative_to(out)) if vpath else None, video_s=vdur, wall_s=round(wall, 3),
-                             video_start=round(start, 3) if start is not None else None,
-                             dir=str(out), evidence_missing="; ".join(missing) or None)
+    ep = run_episode(env, agent, options={"task": task, "condition": condition, "dir": str(out_dir)}, seed=seed)
+    sts, acts, infos, stopped = _trace(ep, env.unwrapped.start_state)
+    keep = ("pre", "post", "t_pre", "t_act", "t_post", "state", "signature", "error")
+    steps = [{"t": k + 1, "action": a, **{f: i[f] for f in keep if f in i}}
+             for k, (a, i) in enumerate(zip(acts, infos))]
+    ev = env.unwrapped.finish(steps)
+    return trajectory_record(model, task, condition, sts, acts, stopped, mode="online", steps=steps,
+                             format_errors=ep["format_errors"], **ev)
 
 # %% ../../../nbs/stability/06_runner.ipynb #9b8696c6
-def run_settings(agents: dict,       # name → Agent
-                 tasks: list[dict],  # the tasks of the run
-                 mode: str, budget: int, seed: int) -> dict:
-    """What a run's records depend on besides their id (`model|task|condition`): mode, action budget, seed, each
-    agent's spec (`agent_spec`, which `guilab.agents.base.make` attaches: registered name and options; else its class)
-    and a digest of each task (`core.cache_key`)."""
-    def desc(a):
-        return getattr(a, "agent_spec", None) or {"class": f"{type(a).__module__}.{type(a).__qualname__}"}
-    return {"mode": mode, "budget": int(budget), "seed": int(seed),
-            "agents": {n: desc(a) for n, a in agents.items()},
-            "tasks": {t["id"]: cache_key("stability-task", t) for t in tasks}}
+CONDITIONS = ("concise", "detailed")
 
-def check_run_settings(out: str | Path,   # the run folder (holds trajectories.jsonl and run.json)
-                       settings: dict,    # `run_settings` of the run about to resume
-                      ) -> None:
-    """Refuse to resume a run folder whose records were made with other settings (raises `ValueError` naming
-    them); agents and tasks new to the folder are fine. Writes the merged settings to `out/run.json` (atomically)."""
-    out = Path(out); f = out / "run.json"
-    if f.exists() and (out / "trajectories.jsonl").exists():
-        old = json.loads(f.read_text())
-        diff = [k for k in ("mode", "budget", "seed") if old.get(k) != settings[k]]
-        diff += [f"{kind[:-1]} {n}" for kind in ("agents", "tasks") for n, v in settings[kind].items()
-                 if n in old.get(kind, {}) and old[kind][n] != v]
-        if diff: raise ValueError(f"{out} holds trajectories made with other settings ({', '.join(diff[:6])}"
-                                  f"{', …' if len(diff) > 6 else ''}): give another output folder, or delete this one to start over")
-        settings = {**settings, "agents": {**old.get("agents", {}), **settings["agents"]}, "tasks": {**old.get("tasks", {}), **settings["tasks"]}}
-    atomic_write(f, json.dumps(settings, indent=1, sort_keys=True, default=str) + "\n")
+def _agent_label(agent) -> str:
+    "The model label of an agent's records: its `name`, else its registered name, else its class."
+    n = getattr(agent, "name", None)
+    if isinstance(n, str) and n: return n
+    sp = getattr(agent, "agent_spec", None)
+    return sp["name"] if sp else type(agent).__name__
 
-def run_suite(tasks: list[dict], agents: dict, G: nx.DiGraph, out: str | Path, conditions=("concise", "detailed"),
-              mode: str = "utg", budget: int = 15, screens_dir: str | Path | None = None, app=None, seed: int = 0,
-              progress: bool = True) -> list[dict]:
-    """Run every agent (name → Agent) on every task and condition; records appended to `out/trajectories.jsonl`
-    (resumable). Returns all records of the file."""
-    from tqdm.auto import tqdm
-    out = Path(out); out.mkdir(parents=True, exist_ok=True); path = out / "trajectories.jsonl"
-    if mode not in ("utg", "online"): raise ValueError(f"mode must be 'utg' or 'online', got {mode!r}")
-    if mode == "online" and app is None: raise ValueError("mode='online' needs a started JupyterLabApp (app=)")
-    check_run_settings(out, run_settings(agents, tasks, mode, budget, seed))
-    env = UTGEnv(G, screens_dir, seed=seed) if mode == "utg" else None
-    jobs = [(n, t, c) for n in agents for t in tasks for c in conditions]
-    with JsonlWriter(path, key="id", fsync=False) as w:
-        for name, task, cond in tqdm(jobs, disable=not progress, desc=f"run ({mode})"):
-            rid = f"{name}|{task['id']}|{cond}"
-            if rid in w: continue
-            if mode == "utg": rec = run_utg(env, agents[name], task, cond, name, budget)
-            else: rec = run_online(app, G, agents[name], task, cond, name, out / "online" / rid.replace("|", "__"), budget)
-            w.write(rec)
-    return read_jsonl(path)
+class GraceBench(Benchmark):
+    """GraceBench behind `guilab.bench.evaluate` (see the module text): one task per (task, condition), id
+    `task|condition`; the episode payload is the DESIGN §2 trajectory record; score = `trajectory_metrics` (SR, CR,
+    DR, LBR, RSR, ARL, RA; a trajectory with missing online evidence is kept with `scored` 0 and NaN metrics);
+    aggregate = their NaN-aware means, overall and per condition (Table 2's cells). `task_list`, `graph` and `app`
+    give tasks, the UTG and a started JupyterLabApp in memory (then `data` and `utg` stay None)."""
+    name = "gracebench"
+    namespace = "stability"
+    doc = "GraceBench JupyterLab tasks × instruction conditions, UTG replay or online (SR/CR/DR/LBR/RSR/ARL/RA)"
+    SETTINGS = {"data": (None, "tasks JSONL (None: the package's data/stability/jupyterlab_tasks.jsonl)"),
+                "utg": (None, "the UTG of the tasks (None: utg.json beside `data`, or the package's UTG)"),
+                "conditions": (list(CONDITIONS), "instruction conditions, each task runs in each (concise, detailed)"),
+                "mode": ("utg", "utg: replay of the UTG; online: real JupyterLab with a video per trajectory"),
+                "budget": (15, "actions per trajectory (seed §4.1): the env truncates after the last one"),
+                "screens": (None, "utg mode: folder of <state>.png screenshots (None: screens/ beside the UTG)"),
+                "evidence_dir": (None, "online mode: folder for each trajectory's video, screenshots and clips"),
+                "model": (None, "the model label of the records (None: the agent's name)")}
+
+    def __init__(self, task_list: list | None = None, graph: nx.DiGraph | None = None, app=None, **settings):
+        settings.pop("digest", None)   # written by `describe` (a digest of the tasks and the UTG), not a setting
+        super().__init__(**settings)
+        s = self.settings
+        if s["mode"] not in ("utg", "online"):
+            raise ValueError(f"gracebench: mode must be 'utg' or 'online', got {s['mode']!r}")
+        conds = s["conditions"]
+        if not isinstance(conds, (list, tuple)) or not conds or any(c not in CONDITIONS for c in conds):
+            raise ValueError(f"gracebench: conditions must be a non-empty list of {CONDITIONS}, got {conds!r}")
+        if int(s["budget"]) < 1: raise ValueError(f"gracebench: budget must be >= 1, got {s['budget']}")
+        if s["mode"] == "online" and not s["evidence_dir"]:
+            raise ValueError("gracebench: mode=online needs evidence_dir=FOLDER (each trajectory's video, screenshots, "
+                             "clips)")
+        if (task_list is not None and s["data"]) or (graph is not None and s["utg"]):
+            raise ValueError("gracebench: give tasks and the UTG either in memory (task_list, graph) or as files "
+                             "(data, utg)")
+        self._tasks, self._G, self.app, self._in_memory = task_list, graph, app, graph is not None
+
+    def _paths(self) -> tuple[Path | None, Path | None]:
+        from guilab.stability.tasks import STABILITY_DATA
+        data = Path(self.settings["data"]) if self.settings["data"] else None
+        utg = self.settings["utg"]
+        if utg: return data, Path(utg)
+        if data is None: return None, STABILITY_DATA / "jupyterlab_utg.json"
+        if (data.parent / "utg.json").exists(): return data, data.parent / "utg.json"
+        raise ValueError(f"gracebench: no utg.json beside {data}: give the UTG of these tasks with utg=PATH")
+
+    @property
+    def G(self) -> nx.DiGraph:
+        if self._G is None:
+            from guilab.stability.utg import load_utg
+            self._G = load_utg(self._paths()[1])
+        return self._G
+
+    def task_list(self) -> list[dict]:
+        "The GraceBench tasks (DESIGN §2 subgraphs, both instructions)."
+        if self._tasks is None:
+            from guilab.stability.tasks import STABILITY_DATA, load_tasks
+            data = self._paths()[0]
+            self._tasks = load_tasks(data or STABILITY_DATA / "jupyterlab_tasks.jsonl")
+        return self._tasks
+
+    def describe(self) -> dict:
+        G = self.G
+        utg = cache_key("stability-utg", nx.node_link_data(G, edges="edges"))
+        tasks = [cache_key("stability-task", t) for t in self.task_list()]
+        return {**super().describe(), "digest": cache_key("gracebench", tasks, utg)}
+
+    def tasks(self) -> list[dict]:
+        return [{"id": f"{t['id']}|{c}", "task": t, "condition": c}
+                for t in self.task_list() for c in self.settings["conditions"]]
+
+    def episode_seed(self, task, seed: int) -> int:
+        "The run's seed itself: the env and the agents derive each episode's streams from (seed, task id, condition)."
+        return int(seed)
+
+    def make_env(self):
+        s = self.settings
+        if s["mode"] == "utg":
+            screens = s["screens"]
+            if screens and not Path(screens).is_dir():
+                raise ValueError(f"gracebench: screens={screens!r} is not a folder")
+            if screens is None and not self._in_memory:   # the explorer writes them beside the UTG
+                beside = self._paths()[1].parent / "screens"; screens = beside if beside.is_dir() else None
+            return UTGEnv(self.G, screens, max_steps=int(s["budget"]))
+        app, own = self.app, False
+        if app is None:
+            from guilab.stability.explore import JupyterLabApp
+            app, own = JupyterLabApp().__enter__(), True
+        return OnlineEnv(app, self.G, max_steps=int(s["budget"]), own_app=own)
+
+    def run(self, env, agent, task, seed: int) -> dict:
+        env.unwrapped.screenshots = bool(getattr(agent, "needs_screenshot", True))
+        model, t, c = self.settings["model"] or _agent_label(agent), task["task"], task["condition"]
+        if self.settings["mode"] == "utg": rec = run_utg(env, agent, t, c, model, seed=seed)
+        else:
+            folder = Path(self.settings["evidence_dir"]) / f"{model}|{t['id']}|{c}".replace("|", "__").replace("/", "_")
+            rec = run_online(env, agent, t, c, model, folder, seed=seed)
+        return {"trajectory": rec, "format_errors": rec["format_errors"], "n_steps": len(rec["actions"])}
+
+    def score(self, task, episode: dict) -> dict:
+        from guilab.stability.metrics import TRAJECTORY_METRICS, trajectory_metrics
+        tr = episode["trajectory"]
+        if tr.get("evidence_missing"): return {**{k: math.nan for k in TRAJECTORY_METRICS}, "scored": 0.0}
+        m = trajectory_metrics(tr, task["task"]["subgraph"])
+        return {**{k: m[k] for k in TRAJECTORY_METRICS}, "scored": 1.0}
+
+    def aggregate(self, records: list[dict]) -> dict:
+        from guilab.stability.metrics import TRAJECTORY_METRICS, aggregate
+        def means(rs):
+            ok = [r["score"] for r in rs if r["score"].get("scored", 1.0)]
+            a = aggregate(ok)
+            return {**{k: a[k] for k in TRAJECTORY_METRICS}, "n": a["n"], "n_unscored": len(rs) - len(ok)}
+        cond = lambda r: r["episode"]["trajectory"]["condition"]
+        by = {c: means([r for r in records if cond(r) == c]) for c in sorted({cond(r) for r in records})}
+        return {**means(records), **by}
+
+# %% ../../../nbs/stability/06_runner.ipynb #02f90610
+def run_grace_suite(tasks: list[dict],        # GraceBench tasks
+              agents: dict,             # label → Agent (or a registered name / spec)
+              G: nx.DiGraph,            # the UTG of the tasks
+              out: str | Path,          # the run folder: one `guilab.bench` run per agent in `out/<label>/`
+              conditions=CONDITIONS, mode: str = "utg", budget: int = 15,
+              screens_dir: str | Path | None = None,   # utg mode: the UTG's screenshots
+              app=None,                 # online mode: a started JupyterLabApp (None: each agent's run starts one)
+              seed: int = 0, progress: bool = True) -> list[dict]:
+    """Every agent on every task and condition, each agent one `guilab.bench.evaluate` of `GraceBench` in
+    `out/<label>/` (resumable; a folder run with other settings is refused; raises `guilab.bench.EvaluationError`
+    when an episode errored). Returns the trajectory records, agent by agent in task order, and writes them all to
+    `out/trajectories.jsonl` (for `guilab stability analyze`); online evidence goes to `out/online/`."""
+    out = Path(out); recs = []
+    for label, agent in agents.items():
+        bm = GraceBench(task_list=tasks, graph=G, app=app, conditions=list(conditions), mode=mode, budget=int(budget),
+                        screens=str(screens_dir) if screens_dir else None, model=label,
+                        evidence_dir=str(out / "online") if mode == "online" else None)
+        evaluate(bm, agent, out / label, seed=seed, progress=progress)
+        recs += [r["episode"]["trajectory"] for r in read_episodes(out / label)]
+    write_jsonl(out / "trajectories.jsonl", recs)
+    return recs

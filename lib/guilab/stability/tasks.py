@@ -17,15 +17,15 @@ from ..core import read_jsonl, write_jsonl, TaskSubgraph
 from .utg import states
 
 # %% auto #0
-__all__ = ['DATA', 'FAMILIES', 'templates', 'parse_key', 'step_sentence', 'differences', 'goal_family', 'task_subgraph',
+__all__ = ['STABILITY_DATA', 'FAMILIES', 'templates', 'parse_key', 'step_sentence', 'differences', 'goal_family', 'task_subgraph',
            'instructions', 'shortest_keys', 'build_tasks', 'save_tasks', 'load_tasks']
 
 # %% ../../../nbs/stability/04_tasks.ipynb #8d65d10e
-DATA = Path(str(resources.files("guilab"))) / "data" / "stability"
+STABILITY_DATA = Path(str(resources.files("guilab"))) / "data" / "stability"
 
 def templates(path: str | Path | None = None) -> dict:
     "The instruction templates (default: the package's data/stability/templates.yaml)."
-    return yaml.safe_load(Path(path or DATA / "templates.yaml").read_text(encoding="utf-8"))
+    return yaml.safe_load(Path(path or STABILITY_DATA / "templates.yaml").read_text(encoding="utf-8"))
 
 # %% ../../../nbs/stability/04_tasks.ipynb #04a87897
 def parse_key(key: str) -> dict:
@@ -152,6 +152,6 @@ def save_tasks(tasks: list[dict], path: str | Path) -> Path:
 
 def load_tasks(path: str | Path | None = None) -> list[dict]:
     "Read a task file (default: the package's JupyterLab tasks); raises FileNotFoundError in one line."
-    path = Path(path or DATA / "jupyterlab_tasks.jsonl")
+    path = Path(path or STABILITY_DATA / "jupyterlab_tasks.jsonl")
     if not path.is_file(): raise FileNotFoundError(f"no task file at {path}")
     return read_jsonl(path)

@@ -15,7 +15,8 @@ from ..core import atomic_write
 
 # %% auto #0
 __all__ = ['FLAGS', 'mask_text', 'canonical_entry', 'signature', 'describe', 'new_utg', 'add_state', 'add_transition',
-           'edge_actions', 'nondeterministic', 'states', 'counts', 'save_utg', 'load_utg', 'overlap']
+           'edge_actions', 'nondeterministic', 'states', 'counts', 'gui_action', 'edge_label', 'save_utg', 'load_utg',
+           'overlap']
 
 # %% ../../../nbs/stability/02_utg.ipynb #31eb9713
 FLAGS = ("checked", "selected", "expanded", "pressed", "disabled", "current", "visible", "hit")
@@ -107,6 +108,22 @@ def counts(G: nx.DiGraph) -> dict:
         else: tr += len(acts)
     return {"states": len(S), "transitions": tr, "self_loops": sl, "observations": obs, "boundary_actions": bd,
             "nondeterministic_pairs": len(nondeterministic(G))}
+
+# %% ../../../nbs/stability/02_utg.ipynb #a68b3756
+def gui_action(label: str,   # a UTG edge label: `key|K`, or an element action `click|…` / `dblclick|…`
+              ) -> dict:
+    "The GUI action that follows an edge label: `key|K` → `{'type': 'key', 'key': K}`, else a click on element `label`."
+    if label.startswith("key|"): return {"type": "key", "key": label[4:]}
+    return {"type": "click", "element": label}
+
+def edge_label(action) -> str | None:
+    """The edge label a GUI action follows (the inverse of `gui_action`): `key|K` for a key press, the element id for
+    an element click; None for anything no edge names (a click at coordinates, done, an invalid reply)."""
+    if not isinstance(action, dict): return None
+    t, k, e = action.get("type"), action.get("key"), action.get("element")
+    if t == "key" and isinstance(k, str) and k: return f"key|{k}"
+    if t == "click" and isinstance(e, str) and e: return e
+    return None
 
 # %% ../../../nbs/stability/02_utg.ipynb #2da46bfc
 def save_utg(G: nx.DiGraph, path: str | Path, graphml: bool = False) -> Path:

@@ -12,8 +12,8 @@ from typing import Any, Callable
 from PIL import Image
 
 from ..core import GroundingSample, JsonlWriter, atomic_write, dumps, read_jsonl, write_jsonl
-from ..grounding.zoom import (ZoomSession, ZoomError, Answer, Refusal, FormatError, CropAction, parse_reply,
-                                   MAX_CROPS, MAX_CROPS_PER_TURN, MAX_TURNS, ORIGINAL_NAME, NORM)
+from ..grounding.zoom import (ZoomEnv, ZoomSession, ZoomError, Answer, Refusal, FormatError, CropAction,
+                                   parse_reply, MAX_CROPS, MAX_CROPS_PER_TURN, MAX_TURNS, ORIGINAL_NAME, NORM)
 from . import rewards as R
 from .sft import CurvesCallback, last_checkpoint, trim_curves, save_checkpoint
 
@@ -35,19 +35,27 @@ __all__ = ['TOOL_SYSTEM', 'CROP_ERROR_PREFIX', 'REWARD_NAMES', 'ZoomCropEnv', 'z
 
 # %% ../../../nbs/train/04_grpo_zoom.ipynb #8f1315e4
 class ZoomCropEnv:
-    """One rollout's image registry for trl's `environment_factory`: `reset(**row)` opens a `ZoomSession` on the
-    row's `image`; the public method `crop_image` is the tool the model calls. Protocol errors (unknown image, bad
-    box, budget used up) come back to the model as text starting with `CROP_ERROR_PREFIX`; nothing raises."""
+    """One rollout's zoom env for trl's `environment_factory` (see above): `reset(**row)` resets a `ZoomEnv` on the
+    row's `image` (and `instruction`); the public method `crop_image` is the tool the model calls. A crop the env
+    refuses (unknown image, bad box, budget used up, arguments that are not numbers) comes back to the model as text
+    starting with `CROP_ERROR_PREFIX` and the env's reason; nothing raises."""
     max_crops: int = MAX_CROPS
     max_crops_per_turn: int = MAX_CROPS_PER_TURN
 
     def reset(self, **row) -> None:
         img = row.get("image")
         if not isinstance(img, Image.Image): raise TypeError(f"ZoomCropEnv.reset needs a PIL `image` column, got {type(img).__name__}")
-        self.session = ZoomSession(img, name=row.get("image_name") or ORIGINAL_NAME, max_crops=self.max_crops,
-                                   max_crops_per_turn=self.max_crops_per_turn)
+        self.env = ZoomEnv(max_turns=None, format_retries=None, max_crops=self.max_crops,
+                           max_crops_per_turn=self.max_crops_per_turn)
+        self.env.reset(options={"image": img, "name": row.get("image_name") or ORIGINAL_NAME,
+                                "instruction": str(row.get("instruction") or ""), "encode_images": False})
         self.calls: list[dict] = []
         return None
+
+    @property
+    def session(self) -> ZoomSession:
+        "The env's image registry (the original and the crops made so far)."
+        return self.env.session
 
     def crop_image(self, image_path: str, x1: float, y1: float, x2: float, y2: float) -> list | str:
         """Crop a region of an image and return it enlarged, with its new image_path and its region in the original.
@@ -59,13 +67,12 @@ class ZoomCropEnv:
             x2: right edge, [0,1000] normalised coordinates of that image
             y2: bottom edge, [0,1000] normalised coordinates of that image
         """
-        s = self.session
-        try:
-            args = [float(v) for v in (x1, y1, x2, y2)]
-            c = s.crop(str(image_path), *args)
-        except (ZoomError, TypeError, ValueError, OverflowError) as e:
-            self.calls.append({"ok": False, "error": str(e)})
-            return CROP_ERROR_PREFIX + str(e)
+        act = {"type": "crop", "image_path": image_path, "x1": x1, "y1": y1, "x2": x2, "y2": y2}
+        _, _, _, _, info = self.env.step(act)
+        if info["format_error"]:
+            self.calls.append({"ok": False, "error": info["format_error"]})
+            return CROP_ERROR_PREFIX + info["format_error"]
+        s = self.session; c = s[info["crops"][0]]
         self.calls.append({"ok": True, "crop": c.to_dict()})
         tail = f" Crops left: {s.crops_left}." + (" Answer now with [x,y] on the original image." if s.crops_left == 0 else "")
         return [{"type": "image", "image": c.image}, {"type": "text", "text": c.describe(s.original) + tail}]
@@ -106,7 +113,8 @@ def zoom_trajectory(completion,                   # trl completion: list of assi
                 c = made[mt.group(1)]
                 if c.parent not in t["_before"] and t["error"] is None:
                     t["error"] = f"crop of {c.parent}, an image made in the same turn"
-                d = c.to_dict(); t["crops"].append(d); crops.append(d); existing.add(c.path)
+                d = {**c.to_dict(), "turn": t["turn"]}                 # the assistant turn of trl's loop
+                t["crops"].append(d); crops.append(d); existing.add(c.path)
             elif t["error"] is None and not mt:
                 t.setdefault("tool_errors", []).append(_tool_text(m.get("content"))[:200])
     for t in turns: t.pop("_before", None)
@@ -449,12 +457,14 @@ def train_grpo_zoom(model_dir,                       # start policy: tiny VLM fo
 
 # %% ../../../nbs/train/04_grpo_zoom.ipynb #7db25956
 def _tool_calls(text: str) -> tuple[str, list[dict]]:
-    "Qwen `<tool_call>{json}</tool_call>` blocks of a reply -> (text before them, [{name, arguments}]); malformed blocks are dropped."
+    """Qwen `<tool_call>{json}</tool_call>` blocks of a reply -> (text before them, [{name, arguments}]); malformed
+    blocks (not JSON, no tool name, arguments not an object, e.g. `<tool_call>{}</tool_call>`) are dropped."""
     calls = []
     for m in re.finditer(r"<tool_call>\s*(.*?)\s*</tool_call>", text, re.S):
         try: d = json.loads(m.group(1))
         except (json.JSONDecodeError, ValueError): continue
-        if isinstance(d, dict) and isinstance(d.get("arguments", {}), dict): calls.append({"name": d.get("name"), "arguments": d.get("arguments", {})})
+        if isinstance(d, dict) and isinstance(d.get("name"), str) and isinstance(d.get("arguments", {}), dict):
+            calls.append({"name": d["name"], "arguments": d.get("arguments", {})})
     head = text.split("<tool_call>")[0]
     return head, calls
 
@@ -490,8 +500,9 @@ def zoom_rollout(model, proc,                      # from `load_zoom_policy`
             completion.append({"role": "assistant", "content": reply}); break
         completion.append({"role": "assistant", "content": head, "tool_calls": [{"type": "function", "function": c} for c in calls]})
         for c in calls:
-            try: res = env.crop_image(**{k: c["arguments"].get(k) for k in ("image_path", "x1", "y1", "x2", "y2")})
-            except TypeError as e: res = CROP_ERROR_PREFIX + str(e)
+            if c["name"] != "crop_image":
+                res = CROP_ERROR_PREFIX + f"unknown tool {c['name']!r}: the only tool is crop_image"
+            else: res = env.crop_image(**{k: c["arguments"].get(k) for k in ("image_path", "x1", "y1", "x2", "y2")})
             if isinstance(res, list): images += [p["image"] for p in res if p.get("type") == "image"]
             completion.append({"role": "tool", "name": "crop_image", "content": res})
     traj = zoom_trajectory(completion, env, list(image.size))

@@ -15,7 +15,7 @@ from ..agents.grammar import format_action, parse_action
 from ..agents.policies import left_padding
 
 # %% auto #0
-__all__ = ['PROBE_PROMPT', 'dot_image', 'sample_dots', 'answer', 'dot_examples', 'score', 'centre_replies', 'predict',
+__all__ = ['PROBE_PROMPT', 'dot_image', 'sample_dots', 'answer', 'dot_examples', 'score_probe', 'centre_replies', 'predict',
            'ErrorCurveCallback', 'read_error_curve', 'run_approach', 'describe_approach', 'run_probe']
 
 # %% ../../../nbs/train/02_probe.ipynb #d8818bc7
@@ -73,7 +73,7 @@ def dot_examples(dots: list[dict],      # from `sample_dots`
     return out
 
 # %% ../../../nbs/train/02_probe.ipynb #3400a7fa
-def score(replies: list,          # model replies (text; None counts as a format error)
+def score_probe(replies: list,          # model replies (text; None counts as a format error)
           dots: list[dict],       # the ground-truth dots, same order
           loc_bins: int = 0,      # also read `<loc_i>` tokens with this many bins per axis (0: digits only)
           size: int = 224,        # image side, pixels
@@ -137,12 +137,12 @@ def _dumps(d: dict) -> str:
     return json.dumps({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in d.items()})
 
 class ErrorCurveCallback(TrainerCallback):
-    "Held-out localization error every `every` steps, appended to a JSONL file as `{stage, step, time, **score}`."
+    "Held-out localization error every `every` steps, appended to a JSONL file as `{stage, step, time, **score_probe}`."
     def __init__(self, path,                 # the error-curve file (appended to)
                  processor,                  # the model's processor (the trainer passes only the model)
                  examples: list[dict],       # held-out examples (with `gt` dots)
                  every: int = 100,           # evaluate every this many steps (also at the first and last step)
-                 loc_bins: int = 0,          # passed to `score`
+                 loc_bins: int = 0,          # passed to `score_probe`
                  size: int = 224,            # image side, pixels
                  offset: int = 0,            # added to the trainer's step (curriculum stages after the first)
                  stage: int = 0,             # stage index written with each record
@@ -158,7 +158,7 @@ class ErrorCurveCallback(TrainerCallback):
         "Score the held-out set now and append the record; returns it."
         rep = predict(model, self.proc, self.ex, self.bs, self.mnt)
         rec = {"stage": self.stage, "step": self.offset + step, "time": round(time.time() - self.t0, 2),
-               **score(rep, [e["gt"] for e in self.ex], self.loc_bins, self.size), "sample": rep[0]}
+               **score_probe(rep, [e["gt"] for e in self.ex], self.loc_bins, self.size), "sample": rep[0]}
         with open(self.path, "a") as f: f.write(_dumps(rec) + "\n")
         self.last = step
         return rec
@@ -253,7 +253,7 @@ def _untrained(base: Path, test_ex: list, dots: list, loc_bins: int, size: int) 
     f = base / f"untrained-{cache_key('untrained', dots, loc_bins)}.json"
     if f.is_file(): return json.loads(f.read_text())
     model, proc, _ = load_policy_model(base)
-    s = {**score(predict(model, proc, test_ex), dots, loc_bins, size)}
+    s = {**score_probe(predict(model, proc, test_ex), dots, loc_bins, size)}
     atomic_write(f, _dumps(s) + "\n"); return json.loads(f.read_text())
 
 def describe_approach(spec: dict,   # one entry of `cfg["approaches"]`
@@ -295,7 +295,7 @@ def run_probe(cfg: dict,             # the probe params section (see above)
         for rec in read_error_curve(run / "errors.jsonl").to_dict("records"):
             for k in _SCORE_COLS: long.append({"approach": name, "stage": int(rec["stage"]), "step": int(rec["step"]), "metric": k, "value": float(rec[k])})
     rows.append({"approach": "centre guess", "description": "always the image centre (ignores the image)", "steps": 0, "wall_s": 0.0,
-                 **{k: v for k, v in score(centre_replies(dots, size), dots, 0, size).items() if k in _SCORE_COLS}})
+                 **{k: v for k, v in score_probe(centre_replies(dots, size), dots, 0, size).items() if k in _SCORE_COLS}})
     bases = {}
     for name, spec in cfg["approaches"].items():
         b = _base_model(cfg, spec.get("model", {}), root); bases.setdefault(b, set()).add(spec.get("answer", "loc"))

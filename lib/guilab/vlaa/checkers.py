@@ -9,12 +9,12 @@ from pathlib import Path
 from ..browser import contents_url, server_call
 
 # %% auto #0
-__all__ = ['GETTERS', 'METRICS', 'get_file', 'get_notebook', 'get_listing', 'get_setting', 'get_layout', 'get_terminals',
+__all__ = ['GETTERS', 'METRIC_FUNCS', 'get_file', 'get_notebook', 'get_listing', 'get_setting', 'get_layout', 'get_terminals',
            'get_sessions', 'text_equals', 'text_endswith', 'names_include', 'names_exclude', 'names_match',
            'count_at_least', 'nb_all_executed', 'nb_no_outputs', 'nb_output_contains', 'nb_sources', 'nb_last_source',
            'nb_first_source', 'nb_cell_types', 'nb_kernel', 'nb_executed_pattern', 'setting_equals', 'setting_present',
-           'layout_mode', 'left_collapsed', 'open_documents', 'any_nb_source', 'any_file_text', 'evaluate', 'lint_task',
-           'missing_evidence_env']
+           'layout_mode', 'left_collapsed', 'open_documents', 'any_nb_source', 'any_file_text', 'check_task',
+           'lint_task', 'missing_evidence_env']
 
 # %% ../../../nbs/vlaa/00_checkers.ipynb #1e7c24e9
 def _api(env, path): return server_call(env.url, env.token, path, missing_ok=True)   # 404: None
@@ -121,20 +121,20 @@ def open_documents(r, e):
     docs, want = set(r["documents"]), set(e["paths"])
     return want <= docs if e.get("subset") else docs == want
 
-# metrics that need more than one file read their own folder listing through the env (set by `evaluate`)
+# metrics that need more than one file read their own folder listing through the env (set by `check_task`)
 def any_nb_source(r, e, env=None):
     return r is not None and any(nb_first_source(get_notebook(env, {"path": n}), e) for n in r if n.endswith(".ipynb"))
 def any_file_text(r, e, env=None):
     return r is not None and any(text_equals(get_file(env, {"path": n}), e) for n in r if n.endswith(e["suffix"]))
 
-METRICS = {f.__name__: f for f in [text_equals, text_endswith, names_include, names_exclude, names_match, count_at_least,
+METRIC_FUNCS = {f.__name__: f for f in [text_equals, text_endswith, names_include, names_exclude, names_match, count_at_least,
            nb_all_executed, nb_no_outputs, nb_output_contains, nb_sources, nb_last_source, nb_first_source, nb_cell_types,
            nb_kernel, nb_executed_pattern, setting_equals, setting_present, layout_mode, left_collapsed, open_documents,
            any_nb_source, any_file_text]}
 _NEEDS_ENV = {"any_nb_source", "any_file_text"}
 
 # %% ../../../nbs/vlaa/00_checkers.ipynb #475c969d
-def evaluate(task: dict,          # a task record
+def check_task(task: dict,          # a task record
              env,                 # the BrowserEnv the episode ran in (url, token, root)
              ended_by: str | None,  # "done", "fail" or None (budget ran out, agent stopped)
              run_postconfig: bool = True,  # False: skip the postconfig waits (the lint, repeated checks)
@@ -154,7 +154,7 @@ def evaluate(task: dict,          # a task record
     try:
         for f, r, e in zip(funcs, results, expected):
             val = GETTERS[r["type"]](env, r)
-            parts.append(bool(METRICS[f](val, e, env=env) if f in _NEEDS_ENV else METRICS[f](val, e)))
+            parts.append(bool(METRIC_FUNCS[f](val, e, env=env) if f in _NEEDS_ENV else METRIC_FUNCS[f](val, e)))
     except Exception as e:   # a getter failed: unsolved, and said so
         return {"success": False, "parts": parts, "error": f"{type(e).__name__}: {e}"}
     ok = all(parts) if ev.get("conj", "and") == "and" else any(parts)
@@ -170,9 +170,9 @@ def lint_task(task: dict, env,
     evidence is missing is fine: never success). Row: `{"id", "ok", "checker_at_start", "error",
     "checker_on_missing", "error_on_missing"}`."""
     env.reset(options={"task": task})
-    r = evaluate(task, env, "done", run_postconfig=False)
+    r = check_task(task, env, "done", run_postconfig=False)
     with (contextlib.nullcontext(missing) if missing is not None else missing_evidence_env()) as m:
-        rm = evaluate(task, m, "done", run_postconfig=False)
+        rm = check_task(task, m, "done", run_postconfig=False)
     return {"id": task["id"], "ok": not r["success"] and r["error"] is None and not rm["success"],
             "checker_at_start": r["success"], "error": r["error"],
             "checker_on_missing": rm["success"], "error_on_missing": rm["error"]}

@@ -19,7 +19,7 @@ def ground(screenshot,                   # H×W×3 uint8 array or PIL image
     """Ground `description` on the screenshot: `{'point': [x, y] screenshot pixels or None, 'n_crops', 'status',
     'error'}`. Never raises for an unfound target (point None, status names why); raises nothing for a missing
     OCR engine either — `error` says so."""
-    from guilab.grounding.zoom import ZoomSession, run_episode
+    from guilab.grounding.zoom import ZoomSession, run_zoom
     img = screenshot if isinstance(screenshot, Image.Image) else Image.fromarray(np.asarray(screenshot))
     try:
         s = ZoomSession(img)
@@ -27,7 +27,7 @@ def ground(screenshot,                   # H×W×3 uint8 array or PIL image
             from guilab.grounding.ocr import OCRZoomPolicy
             pol = OCRZoomPolicy(s, description)
         else: pol = policy_factory(s, description)
-        tr = run_episode(s, description, pol, max_turns=max_turns, encode_images=False)
+        tr = run_zoom(pol, s, description, max_turns=max_turns, encode_images=False)
     except Exception as e:   # OCR engine missing, model endpoint down: the manager is told, the episode goes on
         return {"point": None, "n_crops": 0, "status": "error", "error": f"{type(e).__name__}: {e}"}
     pt = tr.get("point")

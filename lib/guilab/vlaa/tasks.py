@@ -6,12 +6,12 @@
 from __future__ import annotations
 import json, re, time, urllib.error
 from pathlib import Path
-from .checkers import METRICS
+from .checkers import METRIC_FUNCS
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "vlaa" if "__file__" in globals() else None
+VLAA_DATA = Path(__file__).resolve().parent.parent / "data" / "vlaa" if "__file__" in globals() else None
 
 # %% auto #0
-__all__ = ['DATA', 'TASK_FIELDS', 'SUITES', 'TaskError', 'validate_task', 'load_tasks']
+__all__ = ['VLAA_DATA', 'TASK_FIELDS', 'SUITES', 'TaskError', 'validate_task', 'load_task_suite']
 
 # %% ../../../nbs/vlaa/01_tasks.ipynb #c277328c
 TASK_FIELDS = ("id", "instruction", "config", "related_apps", "evaluator", "trajectory")
@@ -31,17 +31,17 @@ def validate_task(t: dict) -> dict:
     if isinstance(ev["func"], list) and not (isinstance(ev["result"], list) and len(ev["result"]) == len(fs) == len(ev["expected"])):
         raise TaskError(f"task {t['id']}: func/result/expected lists differ in length")
     for f in fs:
-        if f != "infeasible" and f not in METRICS: raise TaskError(f"task {t['id']}: unknown metric {f!r}")
+        if f != "infeasible" and f not in METRIC_FUNCS: raise TaskError(f"task {t['id']}: unknown metric {f!r}")
     if (fs == ["infeasible"]) == t.get("feasible", True): raise TaskError(f"task {t['id']}: 'feasible' disagrees with func")
     if len(t.get("criteria") or []) > 3: raise TaskError(f"task {t['id']}: at most 3 criteria")
     return t
 
-def load_tasks(suite: str = "jupyterlab",   # a suite name in SUITES, or a folder of task JSON files
+def load_task_suite(suite: str = "jupyterlab",   # a suite name in SUITES, or a folder of task JSON files
                ids: list[str] | None = None,  # keep only these ids (in this order)
                limit: int | None = None,      # keep the first `limit` (sorted by id) after `ids`
               ) -> list[dict]:
     "Load and validate a task suite (sorted by id); raises `FileNotFoundError` for an unknown suite, `TaskError` for a bad file or id."
-    folder = Path(suite) if Path(suite).is_dir() else DATA / suite
+    folder = Path(suite) if Path(suite).is_dir() else VLAA_DATA / suite
     if not folder.is_dir(): raise FileNotFoundError(f"no task suite {suite!r} (known: {', '.join(SUITES)}, or a folder of JSON files)")
     tasks = {}
     for f in sorted(folder.glob("*.json")):
