@@ -2,7 +2,9 @@
 launch config and the DeepSpeed ZeRO-2 file are parsed by the libraries that will read them on the 8-GPU node, the
 DeepSpeed "auto" values are resolved against the trainer arguments with no mismatch, and SFTTrainer / GRPOTrainer are
 constructed from the same arguments on the tiny model (GPU-only switches — DeepSpeed, vLLM — are checked, then turned
-off for construction on this CPU, where neither library can run)."""
+off for construction on this CPU, where neither library can run). Every params file's training sections split into
+guilab's settings and trl's fields, trl's CPU defaults are the ones the stages always had, and the cache keys of the
+default and full params are the ones their checkpoints were trained under."""
 import json
 from pathlib import Path
 
@@ -26,10 +28,11 @@ def test_accelerate_config_is_one_node_eight_gpus_zero2():
 def test_deepspeed_auto_values_resolve_without_mismatch(stage):
     from accelerate.utils.deepspeed import HfDeepSpeedConfig as Base
     from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig
-    from guilab.train.sft import sft_config
-    from guilab.train.grpo import grpo_config
+    from guilab.train.settings import split_settings
+    from guilab.train.sft import SFTSettings
+    from guilab.train.grpo import GRPOSettings
     cfg = {k: v for k, v in FULL["train"][stage].items() if k not in GPU_ONLY}
-    args = (sft_config if stage == "sft" else grpo_config)(cfg, "/tmp/guilab-dry", use_cpu=True)
+    _, args = split_settings(SFTSettings if stage == "sft" else GRPOSettings, cfg, "/tmp/guilab-dry", use_cpu=True)
     raw = json.loads((ROOT / FULL["train"][stage]["deepspeed"]).read_text())
     # transformers' class inherits from accelerate's only when the deepspeed package is installed (GPU extra); its
     # "auto"-filling methods do not need deepspeed, so they are put on accelerate's class for this dry run
@@ -51,22 +54,86 @@ def test_trainers_construct_from_full_settings_on_the_tiny_model(tmp_path):
     from PIL import Image
     from trl import SFTTrainer, GRPOTrainer
     from guilab.agents.tiny import build_tiny_vlm
-    from guilab.train.sft import sft_config, load_policy_model, example
-    from guilab.train.grpo import grpo_config, make_reward_funcs
+    from guilab.train.settings import split_settings
+    from guilab.train.sft import SFTSettings, load_policy_model, example
+    from guilab.train.grpo import GRPOSettings, make_reward_funcs
     from guilab.train.pipeline import base_model
     with pytest.raises(FileNotFoundError, match="not a local model folder"):
         base_model({**FULL["train"], "model": {"path": str(tmp_path / "no-such-Qwen3-VL-8B")}})
     m = build_tiny_vlm(tmp_path / "tiny", image_size=224, loc_bins=32, tie_embeddings=False)
     model, proc, bins = load_policy_model(m)
     ex = example("A=(0,0)", [], [], Image.new("RGB", (224, 224), "white"), (1280, 800), "click(x=<loc_1>, y=<loc_2>)")
-    sft_args = sft_config({k: v for k, v in FULL["train"]["sft"].items() if k not in GPU_ONLY}, tmp_path / "s", use_cpu=True, max_steps=1)
+    _, sft_args = split_settings(SFTSettings, {k: v for k, v in FULL["train"]["sft"].items() if k not in GPU_ONLY}, tmp_path / "s",
+                                 use_cpu=True, max_steps=1)
     tr = SFTTrainer(model=model, args=sft_args, train_dataset=Dataset.from_list([{k: ex[k] for k in ("prompt", "completion", "images")}] * 4),
                     processing_class=proc)
     assert tr.args.gradient_accumulation_steps == 4 and tr.args.bf16
     g = {k: v for k, v in FULL["train"]["grpo"].items() if k not in GPU_ONLY}
-    grpo_args = grpo_config(g, tmp_path / "g", use_cpu=True, use_vllm=False)
+    _, grpo_args = split_settings(GRPOSettings, g, tmp_path / "g", use_cpu=True, use_vllm=False)
     row = {"prompt": ex["prompt"], "images": ex["images"], "gt": json.dumps({"type": "click", "bbox": [0, 0, 50, 50]}), "size": [1280, 800],
            "state": "{}", "task": "t"}
     gt = GRPOTrainer(model=load_policy_model(m)[0], reward_funcs=make_reward_funcs(bins), args=grpo_args,
                      train_dataset=Dataset.from_list([row] * 8), processing_class=proc)
     assert gt.num_generations == 8 and gt.beta == FULL["train"]["grpo"]["beta"]
+
+
+PARAMS = {n: load_params(ROOT / "params" / f"{n}.yaml") for n in ("default", "smoke", "full")}
+
+
+@pytest.mark.parametrize("name", ["default", "smoke", "full"])
+def test_params_training_sections_split_into_settings_and_trl_fields(name):
+    from guilab.train.settings import split_params
+    from guilab.train.sft import SFTSettings
+    from guilab.train.grpo import GRPOSettings
+    from guilab.train.copy_warmup import copy_warmup_settings, CopyWarmupSettings
+    P = PARAMS[name]
+    for section, cls in ((P["train"]["sft"], SFTSettings), (P["train"]["grpo"], GRPOSettings), (P["probe"]["sft"], SFTSettings)):
+        ours, kw = split_params(cls, section)
+        assert set(ours.to_dict()) | set(kw) >= set(section)
+        assert all(ours.to_dict()[k] == v for k, v in section.items() if k in ours.to_dict())
+    g = GRPOSettings.from_params(P["train"]["grpo"])
+    assert g.variants == {"full": ["type", "param"], "no_param": ["type"], "no_type": ["param"]}
+    cw = P["train"].get("copy_warmup")
+    if cw is not None: assert isinstance(copy_warmup_settings(cw), CopyWarmupSettings)
+
+
+def test_trl_defaults_for_this_cpu_are_unchanged():
+    "The keyword dicts sft_config and grpo_config filled in before the settings classes (commit c4f1148)."
+    from guilab.train.sft import SFTSettings
+    from guilab.train.grpo import GRPOSettings
+    assert SFTSettings.trl_defaults == dict(
+        num_train_epochs=1, per_device_train_batch_size=8, gradient_accumulation_steps=1, learning_rate=1e-3,
+        warmup_steps=0.05, lr_scheduler_type="cosine", max_length=8192, bf16=False, gradient_checkpointing=False,
+        report_to="none", logging_steps=5, save_strategy="steps", save_steps=100, save_total_limit=1, seed=0,
+        dataloader_num_workers=0, disable_tqdm=False)
+    assert GRPOSettings.trl_defaults == dict(
+        num_generations=8, per_device_train_batch_size=8, gradient_accumulation_steps=1, learning_rate=1e-4,
+        beta=0.04, temperature=1.0, max_completion_length=48, max_steps=30, logging_steps=1, bf16=False,
+        gradient_checkpointing=False, report_to="none", save_strategy="steps", save_steps=50, save_total_limit=1,
+        seed=0, dataloader_num_workers=0, lr_scheduler_type="constant", warmup_steps=0, log_completions=False)
+
+
+# computed with the code of commit c4f1148 (before guilab.train.settings), base "runs/x/base-0000000000000000",
+# data digest "d" * 16: the keys hash the params mappings, so a change here means every checkpoint of these params
+# retrains. If params/default.yaml or params/full.yaml's train section changed on purpose, recompute them.
+KEYS = {("default", 0): ("copywarm-adc2518b86e46e22", {"sft": "8030b9d5a3a84277", "prompts": "b5f63c0d34a6dc64",
+                         "full": "e7952b1aea9de3d2", "no_param": "410545915c26726c", "no_type": "9d8e44d5735f1f70"}),
+        ("default", 1): ("copywarm-a2f25cf8fca83dc7", {"sft": "5ebeba4d0328b36f", "prompts": "49c5f2148b3f6653",
+                         "full": "4bd225d69d8d2b6f", "no_param": "7168beeb9d7f5e29", "no_type": "e5806b9fc1e6f818"}),
+        ("full", 0): ("base-0000000000000000", {"sft": "fc2d0e56afd634f2", "prompts": "c99e76723b812aa1",
+                      "full": "11f73b3c89f01e11", "no_param": "a1558ff9cabfdaaa", "no_type": "7ba52d5a1582d8cf"})}
+
+
+@pytest.mark.parametrize("name,seed", list(KEYS))
+def test_cache_keys_of_the_params_are_unchanged(name, seed):
+    from guilab.train.pipeline import seeded_config, stage_keys, copy_warmup_key
+    from guilab.train.copy_warmup import copy_warmup_settings
+    from guilab.train.grpo import GRPOSettings
+    B, D = "runs/x/base-0000000000000000", "d" * 16
+    P = PARAMS[name]
+    cfg = seeded_config(P["train"], seed - int(P.get("seed", 0)), seed)
+    base = B
+    if cfg.get("copy_warmup") is not None:
+        base = str(Path(cfg["runs_dir"]) / f"copywarm-{copy_warmup_key(B, copy_warmup_settings(cfg['copy_warmup']), D, seed)}")
+    k = stage_keys(cfg, base, D, seed, list(GRPOSettings.from_params(cfg["grpo"]).variants))
+    assert (Path(base).name, {"sft": k["sft"], "prompts": k["prompts"], **k["grpo"]}) == KEYS[name, seed]

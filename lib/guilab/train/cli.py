@@ -18,8 +18,10 @@ def _params(a) -> dict:
 
 def _cmd_pipeline(a) -> int:
     from guilab.train.pipeline import train_pipeline
+    from guilab.train.grpo import GRPOSettings
     P = _params(a)
-    stages = ["sft"] if a.train_command == "sft" else ["sft", *(a.variants or P["train"]["grpo"]["variants"])]
+    stages = ["sft"]   # `guilab train grpo`: SFT, then the variants asked for (default: every one of the params)
+    if a.train_command != "sft": stages += a.variants or list(GRPOSettings.from_params(P["train"]["grpo"]).variants)
     res = train_pipeline(P, stages=stages, progress=not a.quiet)
     for s, p in res["checkpoints"].items(): print(f"{s}: {p}")
     for s, why in res.get("skipped", {}).items(): print(f"{s}: SKIPPED — {why}", file=sys.stderr)

@@ -5,14 +5,16 @@
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #1bdb12e0
 from __future__ import annotations
 import json, math, random, re, time, warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import read_jsonl
 from ..pager.prompts import ANCHORS_LINE
+from .settings import Settings, SettingsTypeError
 
 # %% auto #0
-__all__ = ['COPY_WARMUP_FILE', 'COPY_WARMUP_DEFAULTS', 'short_prompt', 'move_anchors', 'warmup_pairs', 'copy_batch',
-           'loc_copy_accuracy', 'copy_warmup_settings', 'train_copy_warmup']
+__all__ = ['COPY_WARMUP_FILE', 'short_prompt', 'move_anchors', 'warmup_pairs', 'CopyWarmupSettings', 'copy_warmup_settings',
+           'copy_batch', 'loc_copy_accuracy', 'train_copy_warmup']
 
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #ca63831b
 _KEEP = ("Current subtask:", "Actions already taken for this subtask:")
@@ -84,6 +86,54 @@ def warmup_pairs(trajs: list[dict],           # built trajectories (`trajectorie
         elif _CLICK.match(c.strip()) and p.rpartition("\n")[2].startswith(_ANCHOR_HEAD): out["click"].append((p, c))
     return out
 
+# %% ../../../nbs/train/01b_copy_warmup.ipynb #225d344c
+@dataclass
+class CopyWarmupSettings(Settings):
+    """params `train.copy_warmup` (see above). Raises `SettingsTypeError` (a `TypeError`) for a value of the wrong
+    type (counts are integers: `"32"`, `1.9` and `true` are not; shares and rates numbers) and `ValueError` for one
+    out of range: a count < 1, a step cap < 0, no step at all, a learning rate <= 0, a share or rate that is not
+    finite, `click_share` outside [0, 1), `until` outside (0, 1]."""
+    section = "train.copy_warmup"
+    short_steps: int = 1500       # step cap of stage 1: short prompts (the subtask, actions and anchors lines)
+    full_steps: int = 600         # step cap of stage 2: the full executor prompt
+    until: float | None = 0.95    # a stage ends once its held-out copy accuracy reaches this (None: both caps run)
+    click_share: float = 0.25     # share of each batch that are the training split's widget clicks (0: copies only)
+    batch_size: int = 32          # examples per step
+    learning_rate: float = 1e-3   # AdamW learning rate (weight decay 0), reached after the warm-up
+    warmup_steps: int = 100       # linear learning-rate warm-up, steps
+    eval_every: int = 100         # held-out accuracy every this many steps (and at each stage's cap)
+    held_out: int = 200           # pairs of each kind held out for the accuracy (at most a fifth of them)
+    max_examples: int = 6000      # SFT examples scanned for pairs (draws are about a quarter, widget clicks half)
+
+    def __post_init__(self):
+        super().__post_init__()
+        p = f"{self.section}."
+        for k, lo in (("batch_size", 1), ("eval_every", 1), ("held_out", 1), ("max_examples", 1), ("short_steps", 0),
+                      ("full_steps", 0), ("warmup_steps", 0)):
+            if getattr(self, k) < lo: raise ValueError(f"{p}{k} must be >= {lo}, got {getattr(self, k)}")
+        for k in ("click_share", "learning_rate") + (("until",) if self.until is not None else ()):
+            if not math.isfinite(getattr(self, k)):
+                raise ValueError(f"{p}{k} must be a finite number, got {getattr(self, k)}")
+        if not self.learning_rate > 0: raise ValueError(f"{p}learning_rate must be > 0, got {self.learning_rate}")
+        if self.short_steps + self.full_steps < 1:
+            raise ValueError(f"{self.section}: short_steps + full_steps is 0 (no step to train); "
+                             "turn the warm-up off with null instead")
+        if not 0 <= self.click_share < 1: raise ValueError(f"{p}click_share must be in [0, 1), got {self.click_share}")
+        if self.until is not None and not 0 < self.until <= 1:
+            raise ValueError(f"{p}until must be in (0, 1] or null, got {self.until}")
+
+# %% ../../../nbs/train/01b_copy_warmup.ipynb #6d240e81
+def copy_warmup_settings(cfg,   # params `train.copy_warmup`: a mapping (`{}`: the defaults), true, null, or settings
+                        ) -> CopyWarmupSettings:
+    """The checked settings (the defaults for `{}`, true and null; a `CopyWarmupSettings` as it is). Raises
+    `SettingsTypeError` (a `TypeError`) for any other `cfg` (`0`, `false`, a string) and `CopyWarmupSettings`'s
+    errors; `ValueError` naming the closest setting for an unknown one."""
+    if isinstance(cfg, CopyWarmupSettings): return cfg
+    if not (cfg is None or cfg is True or isinstance(cfg, dict)):
+        raise SettingsTypeError(f"train.copy_warmup must be a mapping of settings, true or null, "
+                                f"got {cfg!r} ({type(cfg).__name__})")
+    return CopyWarmupSettings.from_params(cfg if isinstance(cfg, dict) else {})
+
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #c0e45d47
 COPY_WARMUP_FILE = "guilab_copy_warmup.json"
 "File in a warmed model folder: the warm-up's settings, time, accuracies and curve."
@@ -146,44 +196,10 @@ def loc_copy_accuracy(model, proc, pairs, short: bool, bins: int, n: int = 192, 
     return ok / tot if tot else float("nan")
 
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #875b0303
-COPY_WARMUP_DEFAULTS = {"short_steps": 1500, "full_steps": 600, "until": 0.95, "click_share": 0.25, "batch_size": 32,
-                        "learning_rate": 1e-3, "warmup_steps": 100, "eval_every": 100, "held_out": 200, "max_examples": 6000}
-"""`train.copy_warmup` settings and their defaults: each stage trains until its held-out location-token accuracy
-reaches `until` (checked every `eval_every` steps) or its step cap (`short_steps`, `full_steps`); `until: null` runs
-both caps. `click_share` of every batch are widget clicks of the training split (when `clicks` are given; 0: copies
-only); `until` looks at the copy accuracy alone (a route-blind model cannot pass 0.95 on clicks: the first click of
-about 30 % of subtasks is the input bar, by the reference's coin). Measured 2026-12-02 on the default executor (128 bins): seed 0 passed 0.95 on short prompts by step 300
-and on full prompts 100 steps later; seed 1 sat at 0.49 from step 200 to 500, then climbed to 0.92 at step 1,200 and
-reached 0.87 on full prompts 200 steps after that (190 s in all)."""
-
-def copy_warmup_settings(cfg,   # params `train.copy_warmup`: a dict (`{}`: the defaults), True or None (the defaults)
-                        ) -> dict:
-    """The settings merged over `COPY_WARMUP_DEFAULTS` and checked. Raises `TypeError` when `cfg` is not a dict, True
-    or None (`0`, `false`, a string: turning the warm-up off is the caller's `null`/`false`, never a silent default) and
-    for a setting of the wrong type (counts are integers, `"32"`, `1.9` and `true` are not; shares and rates finite
-    numbers), `KeyError` for an unknown setting and `ValueError` for a value out of range (a count < 1, a step cap < 0,
-    no step at all, a learning rate <= 0, `until` outside (0, 1])."""
-    if not (cfg is None or cfg is True or isinstance(cfg, dict)):
-        raise TypeError(f"train.copy_warmup must be a mapping of settings, true or null, got {cfg!r} ({type(cfg).__name__})")
-    c = {**COPY_WARMUP_DEFAULTS, **(cfg if isinstance(cfg, dict) else {})}
-    bad = set(c) - set(COPY_WARMUP_DEFAULTS)
-    if bad: raise KeyError(f"unknown train.copy_warmup settings {sorted(bad)}; known: {sorted(COPY_WARMUP_DEFAULTS)}")
-    num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-    for k, lo in (("batch_size", 1), ("eval_every", 1), ("held_out", 1), ("max_examples", 1), ("short_steps", 0), ("full_steps", 0), ("warmup_steps", 0)):
-        if not (isinstance(c[k], int) and not isinstance(c[k], bool)): raise TypeError(f"train.copy_warmup.{k} must be an integer, got {c[k]!r}")
-        if c[k] < lo: raise ValueError(f"train.copy_warmup.{k} must be >= {lo}, got {c[k]}")
-    for k in ("click_share", "learning_rate") + (("until",) if c["until"] is not None else ()):
-        if not num(c[k]): raise TypeError(f"train.copy_warmup.{k} must be a finite number, got {c[k]!r}")
-    if not c["learning_rate"] > 0: raise ValueError(f"train.copy_warmup.learning_rate must be > 0, got {c['learning_rate']}")
-    if int(c["short_steps"]) + int(c["full_steps"]) < 1: raise ValueError("train.copy_warmup: short_steps + full_steps is 0 (no step to train); turn the warm-up off with null instead")
-    if not 0 <= float(c["click_share"]) < 1: raise ValueError(f"train.copy_warmup.click_share must be in [0, 1), got {c['click_share']}")
-    if c["until"] is not None and not 0 < float(c["until"]) <= 1: raise ValueError(f"train.copy_warmup.until must be in (0, 1] or null, got {c['until']}")
-    return c
-
 def train_copy_warmup(base,                       # model folder to warm (a tiny executor that reads anchors)
                       out,                        # folder to write (replaced atomically)
                       pairs: list[tuple[str, str]],  # `warmup_pairs(...)['copy']` of the training build (the first `held_out` are held out)
-                      cfg: dict | None,           # params `train.copy_warmup` (see `COPY_WARMUP_DEFAULTS`, `copy_warmup_settings`)
+                      cfg,                        # params `train.copy_warmup` (a mapping, true, null) or settings
                       clicks: list[tuple[str, str]] | None = None,  # `warmup_pairs(...)['click']`: mixed in at `click_share` (a fifth held out)
                       seed: int = 0,              # batch order and new positions; torch's seed
                       progress: bool = True,
@@ -200,22 +216,22 @@ def train_copy_warmup(base,                       # model folder to warm (a tiny
     from guilab.train.sft import load_policy_model, save_checkpoint
     c = copy_warmup_settings(cfg)
     if not read_grammar(base).anchors: raise ValueError(f"{base} does not read anchors: a copy warm-up has nothing to teach it")
-    h = min(int(c["held_out"]), len(pairs) // 5)   # a small build (a smoke run) holds out a fifth of its pairs, recorded below
+    h = min(c.held_out, len(pairs) // 5)   # a small build (a smoke run) holds out a fifth of its pairs, recorded below
     if h < 1: raise ValueError(f"{len(pairs)} copy pairs: too few for a copy warm-up (at least 5: a fifth is held out)")
     test, train = pairs[:h], pairs[h:]
-    share = float(c["click_share"]) if clicks else 0.0
-    hc = min(int(c["held_out"]), len(clicks or []) // 5)
+    share = float(c.click_share) if clicks else 0.0
+    hc = min(c.held_out, len(clicks or []) // 5)
     if share and hc < 1: raise ValueError(f"{len(clicks)} click pairs: too few to mix in (at least 5; or set click_share: 0)")
     ctest, ctrain = (clicks[:hc], clicks[hc:]) if share else ([], [])
-    nb = int(c["batch_size"])
+    nb = c.batch_size
     if share and nb < 2: raise ValueError(f"train.copy_warmup.batch_size {nb} cannot mix copies and clicks (at least 2; or click_share: 0)")
     nc = min(nb - 1, max(1, round(share * nb))) if share else 0   # both kinds in every batch, whatever the rounding
     model, proc, bins = load_policy_model(base)
     torch.manual_seed(seed); rng = random.Random(seed)
-    opt = torch.optim.AdamW(model.parameters(), lr=float(c["learning_rate"]), weight_decay=0.0)
-    wu = max(1, int(c["warmup_steps"])); sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / wu))
-    until = None if c["until"] is None else float(c["until"]); ev = int(c["eval_every"])
-    caps = {"short": int(c["short_steps"]), "full": int(c["full_steps"])}
+    opt = torch.optim.AdamW(model.parameters(), lr=float(c.learning_rate), weight_decay=0.0)
+    wu = max(1, c.warmup_steps); sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / wu))
+    until = None if c.until is None else float(c.until); ev = c.eval_every
+    caps = {"short": c.short_steps, "full": c.full_steps}
     curve, stages, step, t0 = [], {}, 0, time.time()
     model.train()
     bar = tqdm(total=sum(caps.values()), desc="copy warm-up", disable=not progress)
@@ -240,7 +256,8 @@ def train_copy_warmup(base,                       # model folder to warm (a tiny
         warnings.warn(f"copy warm-up (seed {seed}): location-token accuracy on held-out full prompts ended at "
                       f"{acc_f if acc_f is None else round(acc_f, 3)}, below train.copy_warmup.until={until} after "
                       f"{stages['short']['steps']} short + {stages['full']['steps']} full steps: SFT starts from a model that does not copy reliably")
-    info = {"settings": c, "seed": seed, "pairs": len(pairs), "held_out": h, "clicks": len(ctest) + len(ctrain), "clicks_held_out": hc if share else 0, "clicks_per_batch": nc,
+    info = {"settings": c.to_dict(), "seed": seed, "pairs": len(pairs), "held_out": h,
+            "clicks": len(ctest) + len(ctrain), "clicks_held_out": hc if share else 0, "clicks_per_batch": nc,
             "seconds": round(time.time() - t0, 1), "steps": step, "stages": stages, "acc_short": acc_s, "acc_full": acc_f,
             "acc_click": curve[-1].get("acc_click") if curve else None, "passed": passed, "curve": curve}
     return save_checkpoint(model, proc, base, out, info, info_file=COPY_WARMUP_FILE)

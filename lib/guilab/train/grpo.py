@@ -5,6 +5,7 @@
 # %% ../../../nbs/train/03_grpo.ipynb #f8a7661a
 from __future__ import annotations
 import json, math, os, random, shutil, time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -17,12 +18,13 @@ from ..pagebench.metrics import param_ok, param_distance, param_tolerance
 from ..agents.grammar import parse_action, format_action
 from ..agents.policies import left_padding
 from .sft import (example, to_model_image, model_image_size, load_policy_model, save_checkpoint,
-                              CurvesCallback, finished, last_checkpoint, trim_curves, trl_config, drop_cut_images,
+                              CurvesCallback, finished, last_checkpoint, trim_curves, drop_cut_images,
                               stage_dirs, finish_stage)
+from .settings import Settings, split_settings
 
 # %% auto #0
 __all__ = ['reward_terms', 'completion_text', 'replay_gui', 'make_reward_funcs', 'state_prompt', 'policy_states',
-           'sample_rewards', 'select_prompts', 'grpo_config', 'prompt_room', 'train_grpo']
+           'sample_rewards', 'select_prompts', 'GRPOSettings', 'prompt_room', 'train_grpo']
 
 # %% ../../../nbs/train/03_grpo.ipynb #1a89060c
 def _ramp(d: float, tol: float, ramp: float) -> float:
@@ -183,31 +185,50 @@ def select_prompts(rows: list[dict], rewards: np.ndarray, min_std: float = 0.05,
                                       "mean_std_kept": float(sd[order].mean()) if order else float("nan"),
                                       "mean_std_all": float(sd.mean()) if len(sd) else float("nan")}
 
+# %% ../../../nbs/train/03_grpo.ipynb #8dcc1193
+@dataclass
+class GRPOSettings(Settings):
+    """guilab's own keys of params `train.grpo`; every other key there is a field of trl's `GRPOConfig`. `trl_defaults`,
+    this CPU's: see above, and lr 1e-4 constant, 30 steps, 48 completion tokens, a log line every step, a trainer
+    checkpoint every 50 (the last one kept), seed 0, no reports, completions not logged. Raises `ValueError` for a
+    variant without reward terms or with an unknown one."""
+    section = "train.grpo"
+    trl = "GRPOConfig"
+    trl_defaults = dict(num_generations=8, per_device_train_batch_size=8, gradient_accumulation_steps=1,
+                        learning_rate=1e-4, beta=0.04, temperature=1.0, max_completion_length=48, max_steps=30,
+                        logging_steps=1, bf16=False, gradient_checkpointing=False, report_to="none",
+                        save_strategy="steps", save_steps=50, save_total_limit=1, seed=0, dataloader_num_workers=0,
+                        lr_scheduler_type="constant", warmup_steps=0, log_completions=False)
+    n_tasks: int = 64                     # training subtasks the SFT policy rolls out: its states are prompts (§3.4)
+    min_std: float = 0.05                 # rejection sampling keeps prompts whose reward std is at least this (§5.1)
+    max_prompts: int | None = None        # ... at most this many, highest std first (None: every prompt kept)
+    tol_px: float = 5.0                   # parameter reward: full credit within this distance, px (PA's tolerance)
+    ramp_px: float = 100.0                # ... falling linearly to 0 this many px beyond it (ours: the seed's was lost)
+    variants: dict[str, list[str]] = field(default_factory=dict)   # GRPO runs: name -> reward terms (Table 3's rows)
+    max_prompt_length: int | None = None  # tokens a prompt may take (None: the model's context less the completion's)
+
+    def __post_init__(self):
+        super().__post_init__()
+        for name, terms in self.variants.items():
+            if not terms: raise ValueError(f"train.grpo.variants.{name}: no reward term (any of type, param, validity)")
+            try: make_reward_funcs(terms=terms)
+            except ValueError as e: raise ValueError(f"train.grpo.variants.{name}: {e}") from None
+
 # %% ../../../nbs/train/03_grpo.ipynb #cfe5ea75
-_OURS = ("n_tasks", "candidates", "min_std", "max_prompts", "tol_px", "ramp_px", "variants", "reward_terms", "key", "max_prompt_length")
-
-def grpo_config(cfg: dict, output_dir, **over) -> "GRPOConfig":
-    "trl `GRPOConfig` from the params (see above for the defaults); an unknown key raises `ValueError` naming the closest field."
-    from trl import GRPOConfig
-    kw = dict(num_generations=8, per_device_train_batch_size=8, gradient_accumulation_steps=1, learning_rate=1e-4,
-              beta=0.04, temperature=1.0, max_completion_length=48, max_steps=30, logging_steps=1, bf16=False,
-              gradient_checkpointing=False, report_to="none", save_strategy="steps", save_steps=50, save_total_limit=1,
-              seed=0, dataloader_num_workers=0, lr_scheduler_type="constant", warmup_steps=0, log_completions=False)
-    kw.update({k: v for k, v in cfg.items() if k not in _OURS}); kw.update(over)
-    if isinstance(kw.get("learning_rate"), str): kw["learning_rate"] = float(kw["learning_rate"])
-    return trl_config(GRPOConfig, "train.grpo", _OURS, output_dir=str(output_dir), **kw)
-
-def prompt_room(model, cfg: dict, max_completion_length: int) -> int | None:
-    """Tokens a GRPO prompt may take: `cfg['max_prompt_length']` when set, else the model's context
+def prompt_room(model,                     # the policy (its text config's `max_position_embeddings` is read)
+                max_prompt_length: int | None,   # `GRPOSettings.max_prompt_length` (None: from the model)
+                max_completion_length: int,      # trl's `max_completion_length`, tokens
+               ) -> int | None:
+    """Tokens a GRPO prompt may take: `max_prompt_length` when set, else the model's context
     (`max_position_embeddings` of its text config) less `max_completion_length`; None when neither is known."""
-    if cfg.get("max_prompt_length") is not None: return int(cfg["max_prompt_length"])
+    if max_prompt_length is not None: return int(max_prompt_length)
     ctx = getattr(model.config.get_text_config(), "max_position_embeddings", None)
     return int(ctx) - int(max_completion_length) if ctx else None
 
 def train_grpo(sft_dir,                 # the SFT checkpoint: the start and the KL anchor
                out,                     # checkpoint folder to write
                rows: list[dict],        # prompt rows (`policy_states`, after `select_prompts`)
-               cfg: dict,               # params `train.grpo`
+               cfg: dict,               # params `train.grpo` (`GRPOSettings`, `GRPOConfig` fields; hashed as written)
                terms=("type", "param"), # reward terms (the ablations drop one)
                weights: list[float] | None = None,  # reward weights (default: 1 each)
                key: str | None = None, resume: bool = True, progress: bool = True) -> Path:
@@ -221,10 +242,10 @@ def train_grpo(sft_dir,                 # the SFT checkpoint: the start and the 
     if resume and finished(out, key): return out
     work, curves = stage_dirs(out, key, resume)
     model, proc, loc_bins = load_policy_model(sft_dir); model.train()
-    fns = make_reward_funcs(loc_bins, float(cfg.get("tol_px", 5.0)), float(cfg.get("ramp_px", 100.0)), terms)
-    args = grpo_config(cfg, work, disable_tqdm=not progress, reward_weights=weights)
-    rows, skipped = drop_cut_images(rows, proc, prompt_room(model, cfg, args.max_completion_length), progress=progress,
-                                    names=[r["task"] for r in rows])
+    gs, args = split_settings(GRPOSettings, cfg, work, disable_tqdm=not progress, reward_weights=weights)
+    fns = make_reward_funcs(loc_bins, float(gs.tol_px), float(gs.ramp_px), terms)
+    room = prompt_room(model, gs.max_prompt_length, args.max_completion_length)
+    rows, skipped = drop_cut_images(rows, proc, room, progress=progress, names=[r["task"] for r in rows])
     if not rows: raise ValueError("no GRPO prompt fits the model's context without cutting its image tokens")
     ds = Dataset.from_list([{k: r[k] for k in ("prompt", "images", "gt", "size", "state", "task")} for r in rows])
     ckpt = last_checkpoint(work) if resume else None

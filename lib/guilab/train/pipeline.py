@@ -10,14 +10,15 @@ from pathlib import Path
 import numpy as np
 
 from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest, bootstrap_interval
-from .sft import finished, sft_dataset, train_sft, model_image_size, load_policy_model
+from .sft import finished, sft_dataset, train_sft, model_image_size, load_policy_model, SFTSettings
+from .settings import split_params
 from ..agents.grammar import read_grammar, GRAMMAR_FILE
 from .copy_warmup import COPY_WARMUP_FILE, warmup_pairs, copy_warmup_settings, train_copy_warmup
 
 # %% auto #0
 __all__ = ['STAGE_ROWS', 'ROW_METRICS', 'model_key', 'base_model', 'training_build', 'warmed_base', 'repeatable', 'seeded_config',
-           'train_pipeline', 'stage_label', 'evaluate_stages', 'curves_of', 'problem_scores', 'paired_bootstrap',
-           'command_name', 'route_ceiling', 'route_scores', 'same_seed_check']
+           'copy_warmup_key', 'stage_keys', 'train_pipeline', 'stage_label', 'evaluate_stages', 'curves_of',
+           'problem_scores', 'paired_bootstrap', 'command_name', 'route_ceiling', 'route_scores', 'same_seed_check']
 
 # %% ../../../nbs/train/05_pipeline.ipynb #e0ba7b19
 def model_key(m: dict | None) -> dict:
@@ -57,7 +58,7 @@ def training_build(cfg: dict, progress: bool = True) -> tuple[Path, dict]:
 def warmed_base(base: Path,             # the base model folder (`base_model`)
                 trajs: list[dict],      # the training build's trajectories
                 probs: dict,            # their Problems by id
-                cw,                     # params `train.copy_warmup`: a dict of settings (`{}`, true: the defaults), or null/false (off)
+                cw,                     # params `train.copy_warmup`: a mapping (`{}`, true: defaults), null/false: off
                 data_key: str,          # digest of the training build (part of the cache key)
                 seed: int,              # training seed
                 runs: Path,             # `train.runs_dir`
@@ -70,11 +71,12 @@ def warmed_base(base: Path,             # the base model folder (`base_model`)
     if cw is None or cw is False: return base
     c = copy_warmup_settings(cw)   # checked before the pairs are rendered, and for every base (a typo fails on any executor)
     if not read_grammar(base).anchors: return base
-    out = Path(runs) / f"copywarm-{cache_key('copy_warmup', str(base), c, data_key, seed)}"
+    out = Path(runs) / f"copywarm-{copy_warmup_key(base, c, data_key, seed)}"
     if (out / COPY_WARMUP_FILE).is_file(): return out
     _, proc, bins = load_policy_model(base)
     W, H = trajs[0].get("size", [1280, 800]) if trajs else (1280, 800)
-    pairs = warmup_pairs(trajs, probs, bins, model_image_size(proc, (W, H)), max_examples=int(c["max_examples"]), seed=seed, progress=progress)
+    pairs = warmup_pairs(trajs, probs, bins, model_image_size(proc, (W, H)), max_examples=c.max_examples, seed=seed,
+                         progress=progress)
     return train_copy_warmup(base, out, pairs["copy"], c, clicks=pairs["click"], seed=seed, progress=progress)
 
 # %% ../../../nbs/train/05_pipeline.ipynb #30f7f315
@@ -110,6 +112,30 @@ def seeded_config(cfg: dict,      # params `train` section
         c[k] = {"seed": seed, "data_seed": seed, **(c.get(k) or {})}
     return c
 
+# %% ../../../nbs/train/05_pipeline.ipynb #f97287e7
+def copy_warmup_key(base,              # the base model folder the warm-up starts from (`base_model`)
+                    settings,          # its `CopyWarmupSettings` (`copy_warmup_settings`)
+                    data_key: str,     # digest of the training build's trajectories.jsonl
+                    seed: int,         # the training seed
+                   ) -> str:
+    "The copy warm-up's cache key (its folder: `<runs_dir>/copywarm-<key>`); the settings hashed with every default."
+    return cache_key("copy_warmup", str(base), settings.to_dict(), data_key, seed)
+
+# %% ../../../nbs/train/05_pipeline.ipynb #e2db930e
+def stage_keys(cfg: dict,        # the seeded `train` section (`seeded_config`)
+               base,             # the folder SFT starts from (the warmed one after a copy warm-up, `warmed_base`)
+               data_key: str,    # digest of the training build's trajectories.jsonl
+               seed: int,        # the training seed
+               variants=(),      # GRPO variants to key (names in `train.grpo.variants`)
+              ) -> dict:
+    """`{'sft': key, 'prompts': key, 'grpo': {variant: key}}`: the SFT checkpoint's key, the GRPO prompt set's (what
+    the rollouts and rejection sampling depend on) and each variant's, from the params as written (see above). Raises
+    `KeyError` for a variant that is not in `train.grpo.variants`."""
+    g = {k: x for k, x in cfg["grpo"].items() if k != "variants"}
+    k_sft = cache_key("sft", str(base), model_key(cfg.get("model")), cfg["sft"], data_key, seed)
+    return {"sft": k_sft, "prompts": cache_key("prompts", k_sft, g, seed),
+            "grpo": {v: cache_key("grpo", k_sft, g, cfg["grpo"]["variants"][v], seed) for v in variants}}
+
 # %% ../../../nbs/train/05_pipeline.ipynb #aca3bb58
 def train_pipeline(P: dict,                       # loaded params (guilab.core.load_params) with a `train` section
                    stages=("sft", "full", "no_param", "no_type"),  # "sft" and/or GRPO variant names
@@ -126,10 +152,12 @@ def train_pipeline(P: dict,                       # loaded params (guilab.core.l
         return _train_pipeline(cfg, runs, seed, stages, progress)
 
 def _train_pipeline(cfg, runs, seed, stages, progress):
-    from guilab.train.grpo import policy_states, sample_rewards, select_prompts, train_grpo
-    variants = cfg["grpo"].get("variants", {})
-    bad = [s for s in stages if s != "sft" and s not in variants]
-    if bad: raise KeyError(f"unknown training stages {bad}; known: sft, {', '.join(variants)}")
+    from guilab.train.grpo import GRPOSettings, policy_states, sample_rewards, select_prompts, train_grpo
+    ss = SFTSettings.from_params(cfg["sft"])           # the sections checked before anything is built
+    gs, gkw = split_params(GRPOSettings, cfg["grpo"])  # guilab's GRPO settings, and what trl's config will get
+    if cfg.get("copy_warmup") is not None and cfg["copy_warmup"] is not False: copy_warmup_settings(cfg["copy_warmup"])
+    bad = [s for s in stages if s != "sft" and s not in gs.variants]
+    if bad: raise KeyError(f"unknown training stages {bad}; known: sft, {', '.join(gs.variants)}")
     t0 = time.time()
     from accelerate import PartialState
     with PartialState().main_process_first():   # under `accelerate launch`: rank 0 builds, the others then reuse
@@ -139,8 +167,8 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
         warm = warmed_base(base, trajs, probs, cfg.get("copy_warmup"), data_key, seed, runs, progress)
     warm_info = json.loads((warm / COPY_WARMUP_FILE).read_text()) if warm != base else None
     base = warm
-    sft_cfg = cfg["sft"]
-    k_sft = cache_key("sft", str(base), model_key(cfg.get("model")), sft_cfg, data_key, seed)
+    todo = [s for s in stages if s != "sft"]
+    K = stage_keys(cfg, base, data_key, seed, todo); k_sft, keys, pkey = K["sft"], K["grpo"], K["prompts"]
     out = {"checkpoints": {}, "keys": {"sft": k_sft}, "stats": {}, "base": base, "build": folder, "skipped": {}}
     sft_dir = runs / f"sft-{k_sft}"
     stats_f = runs / f"pipeline-{k_sft}.json"
@@ -150,33 +178,32 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
         W, H = trajs[0].get("size", [1280, 800]) if trajs else (1280, 800)
         with PartialState().main_process_first():   # rank 0 writes the Arrow cache, the others load it
             ex = sft_dataset(trajs, probs, model_image_size(proc, (W, H)), loc_bins, split="train", anchors=read_grammar(base).anchors,
-                             limit=sft_cfg.get("max_examples"), seed=seed, progress=progress, cache_dir=runs / "hf_cache" / k_sft)
+                             limit=ss.max_examples, seed=seed, progress=progress, cache_dir=runs / "hf_cache" / k_sft)
         stats["sft"] = {"examples": len(ex)}
-        train_sft(base, sft_dir, ex, sft_cfg, key=k_sft, progress=progress); del ex
+        train_sft(base, sft_dir, ex, cfg["sft"], key=k_sft, progress=progress); del ex
         shutil.rmtree(runs / "hf_cache" / k_sft, ignore_errors=True)
         stats["sft"].update({k: json.loads((sft_dir / "guilab_train.json").read_text())[k] for k in ("steps", "seconds")})
     out["checkpoints"]["sft"] = sft_dir
-    g = cfg["grpo"]
-    todo = [s for s in stages if s != "sft"]
-    keys = {v: cache_key("grpo", k_sft, {k: x for k, x in g.items() if k != "variants"}, variants[v], seed) for v in todo}
     out["keys"].update(keys)
     need = [v for v in todo if not finished(runs / f"grpo-{v}-{keys[v]}", keys[v])]
-    pkey = cache_key("prompts", k_sft, {k: x for k, x in g.items() if k != "variants"}, seed)   # what the prompt set depends on
     if need:
-        mnt = int(g.get("max_completion_length", 48))
-        rows, st = policy_states(sft_dir, trajs, probs, n_tasks=int(g.get("n_tasks", 64)), seed=seed, max_new_tokens=mnt, progress=progress)
-        R = sample_rewards(sft_dir, rows, G=int(g.get("num_generations", 8)), temperature=float(g.get("temperature", 1.0)),
-                           max_new_tokens=mnt, tol_px=float(g.get("tol_px", 5.0)), ramp_px=float(g.get("ramp_px", 100.0)),
-                           seed=seed, progress=progress)
-        kept, sel = select_prompts(rows, R, float(g.get("min_std", 0.05)), g.get("max_prompts"))
+        mnt = int(gkw["max_completion_length"])
+        rows, st = policy_states(sft_dir, trajs, probs, n_tasks=gs.n_tasks, seed=seed, max_new_tokens=mnt,
+                                 progress=progress)
+        R = sample_rewards(sft_dir, rows, G=int(gkw["num_generations"]), temperature=float(gkw["temperature"]),
+                           max_new_tokens=mnt, tol_px=float(gs.tol_px), ramp_px=float(gs.ramp_px), seed=seed,
+                           progress=progress)
+        kept, sel = select_prompts(rows, R, float(gs.min_std), gs.max_prompts)
         stats.setdefault("prompts", {})[pkey] = {"rollouts": st, "rejection": sel}
         atomic_write(stats_f, json.dumps(stats, indent=2) + "\n")
         for v in need:
             if not kept:   # nothing to learn from: said in the results, never papered over
-                out.setdefault("skipped", {})[v] = (f"not trained: rejection sampling kept 0 of {sel['candidates']} prompts "
-                                                    f"(every prompt's {g.get('num_generations', 8)} candidates scored alike)")
+                out.setdefault("skipped", {})[v] = (f"not trained: rejection sampling kept 0 of {sel['candidates']} "
+                                                    f"prompts (every prompt's {gkw['num_generations']} candidates "
+                                                    "scored alike)")
                 continue
-            train_grpo(sft_dir, runs / f"grpo-{v}-{keys[v]}", kept, g, terms=tuple(variants[v]), key=keys[v], progress=progress)
+            train_grpo(sft_dir, runs / f"grpo-{v}-{keys[v]}", kept, cfg["grpo"], terms=tuple(gs.variants[v]),
+                       key=keys[v], progress=progress)
     for v in todo:
         if v not in out.get("skipped", {}): out["checkpoints"][v] = runs / f"grpo-{v}-{keys[v]}"
     if warm_info: stats["copy_warmup"] = {k: warm_info.get(k) for k in ("steps", "stages", "seconds", "pairs", "clicks", "acc_short", "acc_full", "acc_click", "passed")}
@@ -365,7 +392,7 @@ def same_seed_check(P: dict,                 # loaded params (`train` section: m
         _, proc, loc_bins = load_policy_model(base)
         W, H = trajs[0].get("size", [1280, 800]) if trajs else (1280, 800)
         sc = {**cfg["sft"], "max_steps": int(steps), "save_steps": 10 ** 6}
-        bs = int(sc.get("per_device_train_batch_size", 8))
+        bs = int(split_params(SFTSettings, sc)[1]["per_device_train_batch_size"])
         ex = step_examples(trajs, probs, model_image_size(proc, (W, H)), loc_bins, split="train", anchors=read_grammar(base).anchors,
                            limit=steps * bs + replies, seed=seed, progress=progress)
         train_ex, held = ex[:steps * bs], ex[steps * bs:]

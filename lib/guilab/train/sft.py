@@ -4,7 +4,8 @@
 
 # %% ../../../nbs/train/01_sft.ipynb #9a150855
 from __future__ import annotations
-import difflib, json, os, random, shutil, tempfile, time, warnings
+import json, os, random, shutil, tempfile, time, warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -17,12 +18,13 @@ from ..geo.canvas import GeoGUI
 from ..pager.prompts import executor_prompt
 from ..pagebench.compile import subtask_anchors
 from ..agents.grammar import format_action
+from .settings import Settings, split_settings
 
 # %% auto #0
 __all__ = ['model_image_size', 'to_model_image', 'example', 'iter_step_examples', 'step_examples', 'sft_dataset',
            'CurvesCallback', 'read_curves', 'load_policy_model', 'save_checkpoint', 'image_tokens', 'image_span_end',
-           'example_name', 'drop_cut_images', 'trl_config', 'sft_config', 'finished', 'last_checkpoint',
-           'checkpoint_step', 'trim_curves', 'stage_dirs', 'finish_stage', 'train_sft']
+           'example_name', 'drop_cut_images', 'SFTSettings', 'finished', 'last_checkpoint', 'checkpoint_step',
+           'trim_curves', 'stage_dirs', 'finish_stage', 'train_sft']
 
 # %% ../../../nbs/train/01_sft.ipynb #85eaac2d
 def model_image_size(processor,                 # a Qwen-VL processor (its `image_processor` is read)
@@ -272,37 +274,22 @@ def drop_cut_images(ds,                        # a `datasets.Dataset` or a list 
     keep = [i for i in range(len(ds)) if i not in set(bad)]
     return (ds.select(keep) if hasattr(ds, "select") else [ds[i] for i in keep]), len(bad)
 
+# %% ../../../nbs/train/01_sft.ipynb #fc71ac74
+@dataclass
+class SFTSettings(Settings):
+    """guilab's own keys of params `train.sft`; every other key there is a field of trl's `SFTConfig`. `trl_defaults`,
+    this CPU's: 1 epoch, batch 8, no accumulation, lr 1e-3, 5 % warm-up, cosine decay, max length 8,192 tokens, bf16
+    and gradient checkpointing off, no reports, a log line every 5 steps, a trainer checkpoint every 100 (the last one
+    kept), seed 0, no data-loader workers."""
+    section = "train.sft"
+    trl = "SFTConfig"
+    trl_defaults = dict(num_train_epochs=1, per_device_train_batch_size=8, gradient_accumulation_steps=1,
+                        learning_rate=1e-3, warmup_steps=0.05, lr_scheduler_type="cosine", max_length=8192, bf16=False,
+                        gradient_checkpointing=False, report_to="none", logging_steps=5, save_strategy="steps",
+                        save_steps=100, save_total_limit=1, seed=0, dataloader_num_workers=0, disable_tqdm=False)
+    max_examples: int | None = None   # examples the pipeline renders: a seeded subset of training steps (None: all)
+
 # %% ../../../nbs/train/01_sft.ipynb #cbcc7bd6
-_OURS = ("max_examples", "eval_examples", "data", "key")
-
-def trl_config(cls,                   # a trl config class (`SFTConfig`, `GRPOConfig`)
-               section: str,          # the params section, for the message (e.g. "train.sft")
-               ours=(),               # the section's own keys (not passed to `cls`; offered as suggestions)
-               **kw):
-    "`cls(**kw)`; a key that is not one of its fields raises `ValueError` naming the section and the closest key."
-    import dataclasses
-    names = {f.name for f in dataclasses.fields(cls)}
-    for k in kw:
-        if k not in names:
-            near = difflib.get_close_matches(k, sorted(names | set(ours)), n=1)
-            raise ValueError(f"{section}: {k!r} is not a trl {cls.__name__} field" + (f"; did you mean {near[0]!r}?" if near else ""))
-    return cls(**kw)
-
-def sft_config(cfg: dict,             # params `train.sft` (SFTConfig fields plus ours, see above)
-               output_dir,            # trainer working folder (checkpoints)
-               **over) -> "SFTConfig":
-    """trl `SFTConfig` from the params; defaults for this CPU where unset: 1 epoch, batch 8, lr 1e-3, 5 % warm-up,
-    cosine decay, max length 8,192, bf16 off, gradient checkpointing off, no reports, log every 5 steps. Raises
-    `ValueError` naming an unknown key and the closest `SFTConfig` field."""
-    from trl import SFTConfig
-    kw = dict(num_train_epochs=1, per_device_train_batch_size=8, gradient_accumulation_steps=1, learning_rate=1e-3,
-              warmup_steps=0.05, lr_scheduler_type="cosine", max_length=8192, bf16=False, gradient_checkpointing=False,
-              report_to="none", logging_steps=5, save_strategy="steps", save_steps=100, save_total_limit=1, seed=0,
-              dataloader_num_workers=0, disable_tqdm=False)
-    kw.update({k: v for k, v in cfg.items() if k not in _OURS}); kw.update(over)
-    if isinstance(kw.get("learning_rate"), str): kw["learning_rate"] = float(kw["learning_rate"])
-    return trl_config(SFTConfig, "train.sft", _OURS, output_dir=str(output_dir), **kw)
-
 def finished(out, key: str) -> bool:
     "True when `out` holds a checkpoint written by `save_checkpoint` for this `key`."
     f = Path(out) / "guilab_train.json"
@@ -362,7 +349,7 @@ def finish_stage(trainer, processor, base, out, info: dict, work) -> Path:
 def train_sft(base,                  # model folder to start from (tiny or a local VLM)
               out,                   # checkpoint folder to write
               examples,              # `step_examples` list or `sft_dataset` (prompt / completion / images)
-              cfg: dict,             # params `train.sft`
+              cfg: dict,             # params `train.sft` (`SFTSettings` and trl `SFTConfig` fields; hashed as written)
               key: str | None = None,# reuse key (default: from cfg and the examples' ids)
               resume: bool = True,   # reuse a finished checkpoint with the same key / resume a killed run
               progress: bool = True,
@@ -382,7 +369,7 @@ def train_sft(base,                  # model folder to start from (tiny or a loc
     model.train()
     names = [example_name(e, i) for i, e in enumerate(examples)] if isinstance(examples, list) else None
     ds = Dataset.from_list([{k: e[k] for k in ("prompt", "completion", "images")} for e in examples]) if isinstance(examples, list) else examples
-    args = sft_config(cfg, work, disable_tqdm=not progress)
+    _, args = split_settings(SFTSettings, cfg, work, disable_tqdm=not progress)
     ds, skipped = drop_cut_images(ds, proc, args.max_length, progress=progress, names=names)
     if len(ds) == 0: raise ValueError(f"no SFT example fits max_length={args.max_length} without cutting its image tokens")
     ckpt = last_checkpoint(work) if resume else None
