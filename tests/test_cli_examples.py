@@ -37,6 +37,8 @@ RUN_BY = {   # help text -> the test that runs its example
     "guilab pagebench eval --shard": "test_pagebench_shard_merge_and_option_examples",
     "guilab pagebench eval --option": "test_pagebench_shard_merge_and_option_examples, test_pagebench_endpoint_example",
     "guilab grounding eval --agent-opt/--option": "test_grounding_option_and_agent_help_examples",
+    "guilab eval (description)": "test_eval_example_shard_and_merge",
+    "guilab eval --shard": "test_eval_example_shard_and_merge",
     **{f"guilab train {c} --config": "test_train_config_examples" for c in TRAIN},
     **{f"guilab train {c} --set": "test_train_set_example" for c in TRAIN},
 }
@@ -79,7 +81,7 @@ def test_reproduce_set_example(tmp_path):
 def test_pagebench_shard_merge_and_option_examples(tmp_path):
     """`--shard K/N` ... join with `guilab merge OUT` (build and eval), and `--option sigma=4 seed=1` (noisy_oracle)."""
     merge = example("guilab pagebench build --shard", r"guilab merge OUT")
-    assert merge in HELP["guilab pagebench eval --shard"]
+    run_merge = example("guilab pagebench eval --shard", r"guilab merge F\.run")
     opt = example("guilab pagebench eval --option", r"--option sigma=4 seed=1")
     pb, ev = tmp_path / "pb", tmp_path / "eval.json"
     for k in (0, 1):
@@ -90,10 +92,10 @@ def test_pagebench_shard_merge_and_option_examples(tmp_path):
     for k in (0, 1):
         guilab("pagebench", "eval", "--data", pb, "--agent", "noisy_oracle", "--out", ev, "--shard", f"{k}/2",
                "--quiet", *opt.split())
-    r = guilab(*merge.replace("OUT", str(ev)).split()[1:])
-    res = json.loads(ev.read_text())
-    assert "merged pagebench eval" in r.stdout and res["metrics"]["problems"] >= 1
-    assert res["agent_spec"]["options"] == {"sigma": 4, "seed": 1}, res["agent_spec"]
+    r = guilab(*run_merge.replace("F.run", str(ev.with_suffix(".run"))).split()[1:])
+    res = json.loads((ev.with_suffix(".run") / "summary.json").read_text())
+    assert "merged pagebench eval" in r.stdout and res["metrics"]["problems"] == 4
+    assert res["agent"]["options"] == {"sigma": 4, "seed": 1}, res["agent"]
 
 
 def test_pagebench_endpoint_example(tmp_path):
@@ -129,8 +131,23 @@ def test_grounding_option_and_agent_help_examples(tmp_path):
     (tmp_path / "data.jsonl").write_text("".join(json.dumps(s.to_dict()) + "\n" for s in samples))
     guilab("grounding", "eval", "--data", tmp_path / "data.jsonl", "--agent", "oracle", "--out", tmp_path / "res",
            "--quiet", *opt.split())
-    recs = [json.loads(l) for l in (tmp_path / "res").glob("results-*.jsonl").__next__().read_text().splitlines()]
+    from guilab.grounding.evaluate import read_results
+    recs = read_results(tmp_path / "res")
     assert len(recs) == 4 and all(r["n_crops"] == 1 for r in recs), recs[:1]
+
+
+def test_eval_example_shard_and_merge(tmp_path):
+    """`guilab eval`'s example (grounding, the oracle, 4 tasks) as two shards (`--shard K/N`), then `guilab merge DIR`:
+    the merged run equals the example run."""
+    ex = example("guilab eval (description)", r"guilab eval grounding --agent oracle --out \S+ --limit 4")
+    merge = example("guilab eval --shard", r"guilab merge DIR")
+    one = tmp_path / "one"
+    guilab(*ex.replace("runs/eval/grounding-oracle", str(one)).split()[1:], "--quiet")
+    sh = tmp_path / "sh"
+    for k in (0, 1): guilab(*ex.replace("runs/eval/grounding-oracle", str(sh)).split()[1:], "--quiet", "--shard", f"{k}/2")
+    r = guilab(*merge.replace("DIR", str(sh)).split()[1:])
+    a, b = (json.loads((d / "summary.json").read_text()) for d in (one, sh))
+    assert "merged grounding eval" in r.stdout and a["n_ok"] == b["n_ok"] == 4 and a["metrics"] == b["metrics"]
 
 
 def test_train_config_examples():

@@ -146,7 +146,7 @@ def test_recipe_served_checkpoint_gives_local_records(tmp_path, capsys, monkeypa
     problem's steps (location tokens), evaluated by `guilab pagebench eval` from its folder and through
     `transformers serve` of the same folder (`policy=URL model=DIR`): the same records, and some replies parse (the
     endpoint client reads the folder's grammar; before issue 11 every served reply was a format error). A wrong
-    served model name ends in one line. Issue 15: all of it offline (HF_HUB_OFFLINE=1, inherited by the server), and
+    served model name ends in one line (exit 1: an endpoint error during the run is recorded, never scored). Issue 15: all of it offline (HF_HUB_OFFLINE=1, inherited by the server), and
     the reply texts themselves — not only the parsed records — are the same through `TransformersPolicy` and the
     served checkpoint at temperature 0, prompt by prompt on the executor's own training prompts."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1"); monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
@@ -180,7 +180,7 @@ def test_recipe_served_checkpoint_gives_local_records(tmp_path, capsys, monkeypa
         capsys.readouterr()
         rc = main([*common, "--out", str(tmp_path / "x.json"), "--option", f"policy={url}", "model=some/other-model"])
         err = [l for l in capsys.readouterr().err.splitlines() if l.strip()]
-        assert rc == 2 and len(err) == 1 and "pinned" in err[0], err
+        assert rc == 1 and len(err) == 1 and "pinned" in err[0] and "not scored" in err[0], err   # an endpoint error: recorded, never scored
     local, served = (_json.loads((tmp_path / f"{n}.json").read_text()) for n in ("local", "served"))
     rl, rs = (list(read_jsonl(tmp_path / f"{n}.records.jsonl")) for n in ("local", "served"))
     assert rs == rl and served["metrics"] == local["metrics"]

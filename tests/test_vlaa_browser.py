@@ -185,7 +185,7 @@ def test_a11y_and_utg_see_a_button_under_a_hidden_parent(env):
     from guilab.stability.explore import utg_elements
     env._run(env.page.set_content, HIDDEN_PARENT)
     obs = env._run(env._observe)
-    assert set(obs) == {"screenshot", "a11y", "url"}
+    assert set(obs) == {"screenshot", "a11y", "url", "instruction"}
     assert '- button "Save"' in obs["a11y"] and "hidden text" not in obs["a11y"], obs["a11y"]
     buttons = [e for e in utg_elements(env._run(collect_elements, env.page)) if e["role"] == "button"]
     assert [(e["region"], e["name"], e["hit"]) for e in buttons] == [("main", "Save", True)]

@@ -412,5 +412,5 @@ def add_cli(sub) -> None:
     e.add_argument("--seed", type=int, default=0, help="the run's seed")
     e.add_argument("--workers", type=int, default=1, help="threads, each with its own env and agent")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
-    e.add_argument("--verbose", action="store_true", help="also show guilab's warnings as they happen (e.g. endpoint retries)")
+    e.add_argument("--verbose", action="store_true", help="also show guilab's warnings as they happen, such as endpoint retries")
     e.set_defaults(func=_cmd_eval)

@@ -71,7 +71,7 @@ def add_capture_cli(gsub) -> argparse.ArgumentParser:
 def add_cli(subparsers) -> None:
     "Add `guilab grounding eval|merge|capture` to the main parser's sub-parsers."
     gsub = command_group(subparsers, "grounding", help="LBS zoom-in grounding: evaluate agents, merge shards, capture screenshots")
-    e = gsub.add_parser("eval", help="grounding evaluation with the one harness (= guilab eval grounding); resumable")
+    e = gsub.add_parser("eval", help="grounding evaluation with the one harness (the eval command on the grounding benchmark); resumable")
     e.add_argument("--data", required=True, help="ScreenSpot-Pro / OSWorld-G annotation .json, GroundingSample .jsonl, "
                                                  "a folder, or synthetic:N:SEED[:WxH]")
     from guilab.agents.base import registered

@@ -36,7 +36,7 @@ def _lint(a):
 def add_cli(sub) -> None:
     "Add `vlaa eval` and `vlaa lint` to the `guilab` CLI's subparsers."
     s = command_group(sub, "vlaa", help="VLAA-GUI: JupyterLab task suite, manager agent with verifier/loop breaker/search/coding/grounding")
-    e = s.add_parser("eval", help="evaluate an agent on the task suite: guilab eval vlaa with the suite's flags "
+    e = s.add_parser("eval", help="evaluate an agent on the task suite: the eval command on the vlaa benchmark, with the suite's flags "
                                   "(resumable)")
     e.add_argument("--tasks", default="jupyterlab", help="suite name or folder of task JSON files")
     e.add_argument("--ids", default=None, help="comma-separated task ids")
