@@ -6,7 +6,7 @@ manifest, format-error counting and the one result shape."""
 
 # %% ../../nbs/bench/00_bench.ipynb #0c36254d
 from __future__ import annotations
-import dataclasses, difflib, json, math, os, re, sys, threading, time, traceback
+import dataclasses, difflib, inspect, json, math, os, re, sys, threading, time, traceback
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -97,6 +97,10 @@ def _instance_spec(obj) -> dict:
     cls = obj if isinstance(obj, type) else type(obj)
     return {"name": f"{cls.__module__}.{cls.__qualname__}", "entry_point": f"{cls.__module__}:{cls.__qualname__}", "options": {}}
 
+def _is_agent_object(agent) -> bool:
+    "A ready agent (an `Agent`, or any object with `act`), as opposed to a name, a spec dict, a class or a factory."
+    return isinstance(agent, Agent) or (callable(getattr(agent, "act", None)) and not isinstance(agent, (str, dict, type)))
+
 def agent_factory(agent,                     # an Agent, a registered name, "package.module:Class", a spec dict, or a factory
                   namespace: str = "",       # the benchmark's agent namespace (for bare names)
                   options: dict | None = None,  # constructor options (checked against the signature)
@@ -106,7 +110,7 @@ def agent_factory(agent,                     # an Agent, a registered name, "pac
     redacted. An `Agent` object is returned as is (then one worker only). Raises `RegistryError` in one line for an
     unknown name or options that do not fit."""
     opts = dict(options or {})
-    if isinstance(agent, Agent) or (callable(getattr(agent, "act", None)) and not isinstance(agent, (str, dict, type))):
+    if _is_agent_object(agent):
         if opts: raise RegistryError("options go to a registered agent's constructor, not to a ready agent object")
         ag = as_agent(agent)   # a duck-typed object gets every capability's default
         return (lambda: ag), _instance_spec(agent)
@@ -115,7 +119,6 @@ def agent_factory(agent,                     # an Agent, a registered name, "pac
     if isinstance(agent, str):
         ep = resolve(agent, namespace or None)
         fn = load(ep.entry_point)
-        import inspect
         try: takes_seed = "seed" in inspect.signature(fn).parameters
         except (TypeError, ValueError): takes_seed = False
         if seed is not None and takes_seed and "seed" not in opts: opts["seed"] = int(seed)
@@ -251,7 +254,7 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
     ids = [bm.task_id(t) for t in tasks]
     if len(set(ids)) != len(ids): raise ValueError(f"{bm.name}: task ids repeat, e.g. {sorted(x for x in ids if ids.count(x) > 1)[:3]}")
     build, spec = agent_factory(agent, bm.namespace, agent_options, seed)
-    if int(workers) > 1 and (isinstance(agent, Agent) or (hasattr(agent, "act") and not isinstance(agent, (str, dict, type)))):
+    if int(workers) > 1 and _is_agent_object(agent):
         raise ValueError("workers > 1 needs an agent name or factory (one agent per worker), not an agent object")
     first = build()   # built before anything is written: a wrong option or model folder fails here, in one line
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
