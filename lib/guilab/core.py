@@ -862,12 +862,17 @@ def package_versions(names: Iterable[str] = KEY_PACKAGES) -> dict:
         except metadata.PackageNotFoundError: out[n] = None
     return out
 
-def git_commit(path: str | os.PathLike = ".") -> dict:
-    "`{'commit': sha or None, 'dirty': bool or None}` for the git work tree containing `path`."
+def git_commit(path: str | os.PathLike = ".",   # a folder inside the git work tree
+               ignore: Iterable = (),           # folders whose changes do not make the tree dirty (a run's output folder)
+              ) -> dict:
+    """`{'commit': sha or None, 'dirty': bool or None}` for the git work tree containing `path`. `ignore` leaves out the
+    folders a run writes (its figures), so a run started from a clean commit stays "clean" while it writes them."""
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=path, capture_output=True, text=True, timeout=10)
         if sha.returncode: return {"commit": None, "dirty": None}
-        st = subprocess.run(["git", "status", "--porcelain"], cwd=path, capture_output=True, text=True, timeout=30)
+        spec = [f":(exclude){Path(i).resolve()}" for i in ignore]
+        st = subprocess.run(["git", "status", "--porcelain", "--", ":/", *spec], cwd=path,
+                            capture_output=True, text=True, timeout=30)
         return {"commit": sha.stdout.strip(), "dirty": bool(st.stdout.strip())}
     except (OSError, subprocess.TimeoutExpired): return {"commit": None, "dirty": None}
 

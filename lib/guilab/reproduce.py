@@ -281,7 +281,8 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     tqdm.write(f"reproduce: {len(todo)} of {len(nbs)} notebooks to run, {len(nbs) - len(todo)} reused; "
                f"estimate from the last manifest: {eta}")
     results, entries = {}, dict(prev)
-    commit = git_commit(root)   # each stage records the code it ran with: a manifest may mix stages of several runs
+    commit = git_commit(root, ignore=[out])   # each stage records the code it ran with (its own outputs do not make it
+                                              # dirty): a manifest may mix stages of several runs
 
     def save():   # entries of notebooks this run did not select are taken from the file as it is now (another run may
                   # have written it meanwhile, e.g. two `--only` runs into one folder)
@@ -290,7 +291,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         outputs = [q for q in out.rglob("*") if q.is_file() and q != mpath]
         man = make_manifest(p, inputs=[*p["_files"], *reported, *nbs.values()], outputs=outputs,
                             seeds={"seed": p.get("seed")}, root=root, command=" ".join(sys.argv),
-                            params_file=str(params), overrides=list(overrides), notebooks=merged)
+                            params_file=str(params), overrides=list(overrides), notebooks=merged, git=commit)
         write_manifest(mpath, man)
 
     bar = tqdm(nbs.items(), desc="reproduce", unit="notebook", disable=not progress)
