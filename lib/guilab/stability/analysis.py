@@ -15,8 +15,9 @@ from ..core import bootstrap_interval
 from .metrics import TRAJECTORY_METRICS, diagnose, trajectory_metrics
 
 # %% auto #0
-__all__ = ['EXACT_MAX_N', 'STRATIFIED', 'spearman_test', 'bonferroni', 'trajectory_frame', 'scored', 'table2',
-           'cluster_bootstrap', 'outcome_stratified', 'success_patterns', 'matched_pairs', 'half_splits', 'split_half',
+__all__ = ['EXACT_MAX_N', 'STRATIFIED', 'INSTABILITY', 'spearman_test', 'bonferroni', 'trajectory_frame', 'scored', 'table2',
+           'cluster_bootstrap', 'cluster_bootstrap_diff', 'outcome_stratified', 'outcome_differences',
+           'success_patterns', 'instability_shares', 'paired_instruction', 'matched_pairs', 'half_splits', 'split_half',
            'split_half_table']
 
 # %% ../../../nbs/stability/01_analysis.ipynb #7852d1f0
@@ -75,11 +76,12 @@ def bonferroni(pvals: Iterable[float],   # raw p-values (NaN allowed)
     return np.minimum(1.0, p * m)
 
 # %% ../../../nbs/stability/01_analysis.ipynb #a7c0cfd5
-def trajectory_frame(trajs: Iterable[dict],      # DESIGN §2 stability trajectories (dicts; extra keys kept in `extra`)
-                     subgraphs: dict,            # task id -> DESIGN §2 task subgraph
+def trajectory_frame(trajs: Iterable[dict],      # stability trajectory records (dicts; extra keys kept in `extra`)
+                     subgraphs: dict,            # task id -> task subgraph record
                     ) -> pd.DataFrame:
-    """One row per trajectory: model, task, condition, app, success, T, SR..RA, has_deviation, has_loop,
-    n_episodes, evidence (`ok` or the runner's reason). Raises KeyError naming a task without a subgraph."""
+    """One row per trajectory: model, task, condition, app, success, T, SR..RA, has_deviation (a deviation step,
+    DR > 0), has_loop, n_episodes (off-subgraph episodes), evidence (`ok` or the runner's reason). Raises KeyError
+    naming a task without a subgraph."""
     rows = []
     for tr in trajs:
         task = tr["task"]
@@ -91,7 +93,7 @@ def trajectory_frame(trajs: Iterable[dict],      # DESIGN §2 stability trajecto
         if missing:
             row.update({k: math.nan for k in TRAJECTORY_METRICS}, has_deviation=math.nan, has_loop=math.nan, n_episodes=math.nan)
         else:
-            m = trajectory_metrics(tr, sg); d = diagnose(tr["states"], sg["nodes"])
+            m = trajectory_metrics(tr, sg); d = diagnose(tr["states"], sg["nodes"], sg["edges"])
             row.update({k: m[k] for k in TRAJECTORY_METRICS}, has_deviation=float(d.has_deviation), has_loop=float(d.has_loop),
                        n_episodes=len(d.episodes))
         rows.append(row)
@@ -133,6 +135,34 @@ def cluster_bootstrap(values: Sequence[float],    # one value per trajectory (Na
     return {"mean": float(v.mean()), "n": int(len(v)), "n_clusters": int(len(keys)), "lo": r["lo"], "hi": r["hi"],
             "status": r["status"]}
 
+# %% ../../../nbs/stability/01_analysis.ipynb #b7d1e002
+def cluster_bootstrap_diff(a: Sequence[float], ca: Sequence,    # group a's values (NaN: left out) and their tasks
+                           b: Sequence[float], cb: Sequence,    # group b's values and tasks
+                           n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> dict:
+    """mean(a) − mean(b) with a task-cluster bootstrap percentile interval: `{"estimate","lo","hi","mean_a","mean_b",
+    "n_a","n_b","n_clusters","n_dropped","status"}`; status `ok`, `degenerate` (no spread), `sparse` (most
+    resamples lack a group) or `empty` (a group has no value)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    ca, cb = np.asarray(list(ca), dtype=object).astype(str), np.asarray(list(cb), dtype=object).astype(str)
+    ka, kb = ~np.isnan(a), ~np.isnan(b); a, ca, b, cb = a[ka], ca[ka], b[kb], cb[kb]
+    out = {"estimate": math.nan, "lo": math.nan, "hi": math.nan, "mean_a": float(a.mean()) if len(a) else math.nan,
+           "mean_b": float(b.mean()) if len(b) else math.nan, "n_a": int(len(a)), "n_b": int(len(b)),
+           "n_clusters": 0, "n_dropped": 0}
+    if not len(a) or not len(b): return {**out, "status": "empty"}
+    keys = np.unique(np.concatenate([ca, cb])); K = len(keys); pos = {k: i for i, k in enumerate(keys)}
+    ia, ib = np.array([pos[k] for k in ca]), np.array([pos[k] for k in cb])
+    sa, na = np.bincount(ia, a, K), np.bincount(ia, minlength=K).astype(float)
+    sb, nb = np.bincount(ib, b, K), np.bincount(ib, minlength=K).astype(float)
+    est = float(a.mean() - b.mean()); out.update(estimate=est, n_clusters=int(K))
+    idx = np.random.default_rng(seed).integers(0, K, size=(int(n_boot), K))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dist = sa[idx].sum(1) / na[idx].sum(1) - sb[idx].sum(1) / nb[idx].sum(1)
+    fin = dist[np.isfinite(dist)]; out["n_dropped"] = int(len(dist) - len(fin))
+    if len(fin) < 0.5 * len(dist): return {**out, "status": "sparse"}
+    if K < 2 or np.ptp(fin) <= 1e-12 * max(1.0, abs(est)): return {**out, "lo": est, "hi": est, "status": "degenerate"}
+    q = (1 - level) / 2
+    return {**out, "lo": float(np.quantile(fin, q)), "hi": float(np.quantile(fin, 1 - q)), "status": "ok"}
+
 # %% ../../../nbs/stability/01_analysis.ipynb #ca867cfa
 STRATIFIED = ("DR", "loop_rate", "LBR", "RSR", "ARL", "RA", "CR")
 
@@ -147,6 +177,19 @@ def outcome_stratified(df: pd.DataFrame, metrics: Sequence[str] = STRATIFIED, n_
                              **cluster_bootstrap(sub[m].to_numpy(float), sub.task, n_boot=n_boot, seed=seed)})
     return pd.DataFrame(rows)
 
+# %% ../../../nbs/stability/01_analysis.ipynb #b7d1e005
+def outcome_differences(df: pd.DataFrame, metrics: Sequence[str] = STRATIFIED, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    "Rows (condition, metric): failed − successful mean (`cluster_bootstrap_diff`), with both means, n and status."
+    s = scored(df).assign(loop_rate=lambda d: d.has_loop)
+    rows = []
+    for cond in sorted(s.condition.unique()):
+        c = s[s.condition == cond]; f, ok = c[~c.success], c[c.success]
+        for m in metrics:
+            r = cluster_bootstrap_diff(f[m].to_numpy(float), f.task, ok[m].to_numpy(float), ok.task, n_boot=n_boot, seed=seed)
+            rows.append({"condition": cond, "metric": m, "failed": r.pop("mean_a"), "successful": r.pop("mean_b"),
+                         "n_failed": r.pop("n_a"), "n_successful": r.pop("n_b"), **r})
+    return pd.DataFrame(rows)
+
 # %% ../../../nbs/stability/01_analysis.ipynb #2c4b1216
 def success_patterns(df: pd.DataFrame) -> pd.DataFrame:
     "Per condition: successful trajectories split into mutually exclusive patterns: deviation only, loop only, both, neither (counts and shares)."
@@ -158,6 +201,58 @@ def success_patterns(df: pd.DataFrame) -> pd.DataFrame:
         n = len(sub)
         for k, c in counts.items(): rows.append({"condition": cond, "pattern": k, "count": c, "share": c / n if n else math.nan, "n_successful": n})
     return pd.DataFrame(rows)
+
+# %% ../../../nbs/stability/01_analysis.ipynb #b7d1e007
+INSTABILITY = {"deviation or loop": lambda d: (d.has_deviation.astype(bool) | d.has_loop.astype(bool)),
+               "deviation": lambda d: d.has_deviation.astype(bool),
+               "loop": lambda d: d.has_loop.astype(bool),
+               "loop with DR = 0": lambda d: (~d.has_deviation.astype(bool) & d.has_loop.astype(bool))}
+
+def instability_shares(df: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Among successful scored trajectories: rows (statistic, condition) with `estimate` (share), `lo`, `hi`
+    (task-clustered), `count`, `n`, `n_clusters`, `status`; condition `pooled`, each condition, and
+    `concise − detailed` (a difference, `cluster_bootstrap_diff`) when both conditions ran."""
+    s = scored(df); s = s[s.success]
+    conds = sorted(s.condition.unique()); rows = []
+    for name, f in INSTABILITY.items():
+        x = f(s).astype(float) if len(s) else pd.Series(dtype=float)
+        for cond in ["pooled", *conds]:
+            m = np.ones(len(s), bool) if cond == "pooled" else (s.condition == cond).to_numpy()
+            r = cluster_bootstrap(x[m].to_numpy(float), s.task[m], n_boot=n_boot, seed=seed)
+            rows.append({"statistic": name, "condition": cond, "estimate": r["mean"], "lo": r["lo"], "hi": r["hi"],
+                         "count": int(x[m].sum()), "n": r["n"], "n_clusters": r["n_clusters"], "status": r["status"]})
+        if {"concise", "detailed"} <= set(conds):
+            c, d = (s.condition == "concise").to_numpy(), (s.condition == "detailed").to_numpy()
+            r = cluster_bootstrap_diff(x[c].to_numpy(float), s.task[c], x[d].to_numpy(float), s.task[d], n_boot=n_boot, seed=seed)
+            rows.append({"statistic": name, "condition": "concise − detailed", "estimate": r["estimate"], "lo": r["lo"], "hi": r["hi"],
+                         "count": math.nan, "n": r["n_a"] + r["n_b"], "n_clusters": r["n_clusters"], "status": r["status"]})
+    return pd.DataFrame(rows)
+
+# %% ../../../nbs/stability/01_analysis.ipynb #b7d1e009
+def paired_instruction(df: pd.DataFrame, metrics: Sequence[str] = ("SR", "CR", "DR", "LBR", "RA"),
+                       n_boot: int = 2000, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(pairs, summary): `pairs` one row per (model, task, metric) defined in both conditions with `concise`,
+    `detailed`, `diff` = concise − detailed; `summary` per metric: n_pairs, concise, detailed, estimate (mean diff),
+    lo, hi (task-clustered), p (Wilcoxon signed-rank, two-sided), n_nonzero, status."""
+    s = scored(df); s = s[s.condition.isin(["concise", "detailed"])]
+    rows = []
+    for m in metrics:
+        w = s.pivot_table(index=["model", "task"], columns="condition", values=m, aggfunc="mean")
+        if not {"concise", "detailed"} <= set(w.columns): continue
+        w = w.dropna(subset=["concise", "detailed"]).reset_index()
+        for r in w.itertuples(index=False):
+            rows.append({"model": r.model, "task": r.task, "metric": m, "concise": r.concise, "detailed": r.detailed, "diff": r.concise - r.detailed})
+    pairs = pd.DataFrame(rows, columns=["model", "task", "metric", "concise", "detailed", "diff"])
+    summ = []
+    for m in metrics:
+        p_ = pairs[pairs.metric == m]; d = p_["diff"].to_numpy(float)
+        r = cluster_bootstrap(d, p_.task, n_boot=n_boot, seed=seed)
+        nz = int((np.abs(d) > 1e-12).sum())
+        p = float(stats.wilcoxon(d[np.abs(d) > 1e-12]).pvalue) if nz >= 1 else math.nan
+        summ.append({"metric": m, "n_pairs": len(p_), "concise": float(p_.concise.mean()) if len(p_) else math.nan,
+                     "detailed": float(p_.detailed.mean()) if len(p_) else math.nan, "estimate": r["mean"], "lo": r["lo"],
+                     "hi": r["hi"], "p": p, "n_nonzero": nz, "n_clusters": r["n_clusters"], "status": r["status"]})
+    return pairs, pd.DataFrame(summ)
 
 # %% ../../../nbs/stability/01_analysis.ipynb #e756ef26
 def matched_pairs(df: pd.DataFrame, metrics: Sequence[str] = ("DR", "LBR", "RA"), threshold: float = 0.2,
