@@ -37,7 +37,7 @@ def spearman_test(x: Sequence[float],          # first sample (NaN allowed: the 
     """Spearman's ρ (ties: average ranks) and a two-sided permutation p-value: exact over all n! pairings when
     n ≤ 8, else (k + 1)/(permutations + 1). Pairs with a NaN are dropped first; when fewer than 3 pairs remain or
     either sample is constant (also after dropping) returns (nan, nan). Raises ValueError when lengths differ.
-    Source: DESIGN §4 (split-half), shared/notes/batch2-facts.md (small-n p-values)."""
+    Source: seed 003 §4.4 and Appendix Table 9 (split-half); small-n p-values as explained in this module's text."""
     if int(permutations) < 1: raise ValueError(f"spearman_test needs permutations >= 1, got {permutations}")
     x, y = np.asarray(x, float), np.asarray(y, float)
     if x.shape != y.shape or x.ndim != 1: raise ValueError(f"spearman_test needs two 1-D samples of equal length, got {x.shape} and {y.shape}")
@@ -107,7 +107,7 @@ def scored(df: pd.DataFrame) -> pd.DataFrame:
 def table2(df: pd.DataFrame,                      # trajectory_frame rows
            metrics: Sequence[str] = TRAJECTORY_METRICS,
           ) -> pd.DataFrame:
-    "Mean of each metric per (model, condition), NaN left out (DESIGN §4); columns n (scored) and n_unscored."
+    "Mean of each metric per (model, condition), NaN left out (`guilab.stability.metrics.aggregate`'s rule); columns n (scored) and n_unscored."
     s = scored(df)
     out = s.groupby(["condition", "model"], sort=True)[list(metrics)].mean()
     out["n"] = s.groupby(["condition", "model"]).size()
@@ -302,7 +302,7 @@ def split_half(df: pd.DataFrame,            # trajectory_frame rows
                permutations: int = 1000,    # label shuffles for the p-value
                seed: int = 0,
               ) -> dict:
-    """Split-half rank consistency of `metric` under `condition` (DESIGN §4): `{"metric","condition","rho_mean",
+    """Split-half rank consistency of `metric` under `condition` (seed 003 §4.4, Table 9): `{"metric","condition","rho_mean",
     "rho_lo","rho_hi","p","n_models","n_ranked_min","n_ranked_max","n_tasks","n_valid_splits","status"}`; status `ok`,
     or a reason (fewer than 3 models, no valid split) with NaN numbers. `rho_lo`/`rho_hi` are the 2.5/97.5 %
     quantiles of the per-split ρ (their spread, not a confidence interval of the mean); `n_ranked_min/max` count the

@@ -49,7 +49,7 @@ def construction_state(commands: list[str],     # the construction on the canvas
 
 # %% ../../../nbs/stability/08_geo.ipynb #03469939
 def reference_subgraph(reference: list[str], window: dict, task: str = "", max_states: int = 2000) -> dict:
-    """DESIGN §2 subgraph of the dependency-closed sub-constructions of `reference` (see the module text). Computed once
+    """Task subgraph record of the dependency-closed sub-constructions of `reference` (see the module text). Computed once
     per (reference, window, task, max_states) in a process and returned as a fresh copy: every agent's trajectory on a
     problem shares its subgraph."""
     return copy.deepcopy(_reference_subgraph(tuple(reference), json.dumps(window, sort_keys=True), task, max_states))

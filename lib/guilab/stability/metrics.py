@@ -151,7 +151,7 @@ def trajectory_metrics(traj,        # stability trajectory record (dict or Stabi
 def aggregate(rows: Iterable[dict],   # per-trajectory metric dicts (trajectory_metrics output, maybe with more keys)
               metrics: Iterable[str] = TRAJECTORY_METRICS,
              ) -> dict:
-    "Mean of each metric over `rows`, NaN values left out (DESIGN §4); NaN when no row defines it. Adds `n` and `n_<metric>`."
+    "Mean of each metric over `rows`, NaN values left out (the definitions of record above); NaN when no row defines it. Adds `n` and `n_<metric>`."
     rows = list(rows); out = {"n": len(rows)}
     for k in metrics:
         vals = [r[k] for r in rows if r.get(k) is not None and not (isinstance(r[k], float) and math.isnan(r[k]))]

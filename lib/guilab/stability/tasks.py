@@ -77,7 +77,7 @@ def goal_family(start: dict, goal: dict) -> tuple[str, dict] | None:
 
 # %% ../../../nbs/stability/04_tasks.ipynb #ef26fbe5
 def task_subgraph(G: nx.DiGraph, start: str, goal: str, slack: int = 1, task: str = "", app: str = "") -> dict:
-    """DESIGN §2 subgraph record of the progress paths start → goal with at most `slack` extra steps; raises
+    """Task subgraph record (`guilab.core.TaskSubgraph`) of the progress paths start → goal with at most `slack` extra steps; raises
     ValueError when the goal is unreachable."""
     S = G.subgraph(states(G))
     ds = nx.single_source_shortest_path_length(S, start)
