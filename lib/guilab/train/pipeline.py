@@ -213,7 +213,7 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
     if todo and pkey in stats.get("prompts", {}): out["stats"].update(stats["prompts"][pkey])   # this run's GRPO prompt set
     return out
 
-STAGE_ROWS = {"sft": "PAGER-SFT", "no_param": "PAGER w/o 参数准确率奖励", "no_type": "PAGER w/o 动作类型奖励", "full": "PAGER"}
+STAGE_ROWS = {"sft": "PAGER-SFT", "no_param": "PAGER w/o param-accuracy reward", "no_type": "PAGER w/o action-type reward", "full": "PAGER"}
 "Table 3's row names in the seed (params/reported/pager.yaml) for each training stage."
 
 def stage_label(stage: str, prefix: str = "tiny") -> str:
