@@ -13,6 +13,8 @@ register("pagebench/oracle", "guilab.pagebench.baselines:PageOracleAgent", "repl
 register("pagebench/noisy_oracle", "guilab.pagebench.baselines:PageNoisyOracleAgent", "reference actions + Gaussian pixel noise sigma on click/draw/drag")
 register("pagebench/type_only", "guilab.pagebench.baselines:TypeOnlyAgent", "reference action types, random parameters")
 register("pagebench/random", "guilab.pagebench.baselines:PageRandomAgent", "random types and parameters, as many actions as the reference")
+register("pagebench/region", "guilab.pagebench.baselines:RegionTolerantAgent",
+         "privileged, scripted: the region paradigm of GUI agents (a random pixel of the widget box, or of the canvas tile holding a draw target)")
 register("pagebench/pager", "guilab.pager.agent:PagerAgent", "PAGER: planner (oracle | model) + executor (scripted | policy: endpoint URL, model folder or params endpoint name)")
 register("pagebench/model", "guilab.pager.agent:model_agent", "PAGER with a model behind an OpenAI-compatible endpoint as executor (base_url, model)")
 

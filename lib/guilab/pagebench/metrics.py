@@ -17,7 +17,7 @@ from ..regions import point_box_distance, point_distance
 # %% auto #0
 __all__ = ['INTERMEDIATE_METRICS', 'TAU', 'param_distance', 'param_tolerance', 'param_ok', 'is_valid_action', 'task_metrics',
            'problem_metrics', 'mps', 'score', 'score_by_category', 'build_tolerant', 'defined_points', 'signatures',
-           'f1', 'otc_detail', 'otc', 'frs', 'overall']
+           'f1', 'nearest_matching', 'otc_detail', 'otc', 'frs', 'overall']
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #07918f2f
 def _xy(a: dict, kx: str = "x", ky: str = "y"):
@@ -149,7 +149,6 @@ def score_by_category(records: Iterable[dict],   # PAGE evaluation records
     return out
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #2d71fbcd
-from scipy.optimize import linear_sum_assignment
 from ..geo.kernel import Construction, GeoCommandError, parse_command, eval_number
 
 TAU = 0.02
@@ -226,36 +225,49 @@ def f1(a: Counter, b: Counter) -> float:
     inter = sum((a & b).values())
     return 2 * inter / (sum(a.values()) + sum(b.values()))
 
+def nearest_matching(model_points: dict,   # model label -> world (x, y)
+                     gt_points: dict,      # reference label -> world (x, y)
+                     diag: float,          # window diagonal (world units)
+                     tau: float = TAU,     # point-match scale, in window diagonals
+                    ) -> tuple[float, dict, dict]:
+    """S_pt of the seed's F.2 with nearest-point matching: every model point goes to its nearest reference point
+    (ties to the one defined first; several model points may share one). Returns `(S_pt, matches, reference_matches)`:
+    model label -> reference label, and reference label -> the nearest model point matched to it."""
+    lm, lg = list(model_points), list(gt_points)
+    if not lm or not lg: return (1.0 if not lm and not lg else 0.0), {}, {}
+    A, B = np.array([model_points[l] for l in lm], float), np.array([gt_points[l] for l in lg], float)
+    d = np.hypot(A[:, None, 0] - B[None, :, 0], A[:, None, 1] - B[None, :, 1]) / diag
+    j = d.argmin(axis=1)                        # argmin returns the first minimum: ties to the earlier reference point
+    dmin = d[np.arange(len(lm)), j]
+    s_pt = float(np.exp(-dmin / tau).sum()) / max(len(lm), len(lg))
+    matches = {lm[i]: lg[j[i]] for i in range(len(lm))}
+    ref = {}
+    for i in np.argsort(dmin, kind="stable"):   # nearest first; the first model point seen for a reference point wins
+        ref.setdefault(lg[j[i]], lm[i])
+    return s_pt, matches, {g: ref[g] for g in lg if g in ref}
+
 def otc_detail(model_commands: Iterable[str],  # the model's final construction (GeoGebra commands)
                gt_commands: Iterable[str],     # the reference construction
                window: dict,                   # {"xmin","xmax","ymin","ymax"} world window of the problem
                tau: float = TAU,               # point-match scale, in window diagonals
               ) -> dict:
-    "OTC with its parts: `{'OTC','S_pt','S_cmd','matches','model_errors'}` (DESIGN §4). Raises `TypeError` when a command list is a string."
+    """OTC with its parts: `{'OTC','S_pt','S_cmd','matches','reference_matches','model_errors'}` (seed App. F.2,
+    nearest-point matching as described above). Raises `TypeError` when a command list is a string."""
     for cmds in (model_commands, gt_commands):
         if isinstance(cmds, (str, bytes)): raise TypeError("commands must be a list of command strings, not one string")
     gt, gerr = build_tolerant(gt_commands)
     if gerr: raise ValueError(f"reference construction does not build: {gerr[:3]}")
     model, merr = build_tolerant(model_commands)
     diag = math.hypot(window["xmax"] - window["xmin"], window["ymax"] - window["ymin"])
-    pm, pg = defined_points(model), defined_points(gt)
-    lm, lg = list(pm), list(pg)
-    matches = {}
-    if lm and lg:
-        A, B = np.array([pm[l] for l in lm]), np.array([pg[l] for l in lg])
-        d = np.hypot(A[:, None, 0] - B[None, :, 0], A[:, None, 1] - B[None, :, 1]) / diag
-        sim = np.exp(-d / tau)
-        r, cidx = linear_sum_assignment(sim, maximize=True)
-        s_pt = float(sim[r, cidx].sum()) / max(len(lm), len(lg))
-        matches = {lm[i]: lg[j] for i, j in zip(r, cidx)}
-    else: s_pt = 1.0 if not lm and not lg else 0.0
+    s_pt, matches, ref_matches = nearest_matching(defined_points(model), defined_points(gt), diag, tau)
     sm = signatures(model, {l: "P:" + matches[l] if l in matches else "Q:" + l for l in model.objects})
     sg = signatures(gt, {l: "P:" + l for l in gt.objects})
     s_cmd = f1(sm, sg)
-    return {"OTC": 0.4 * s_pt + 0.6 * s_cmd, "S_pt": s_pt, "S_cmd": s_cmd, "matches": matches, "model_errors": merr}
+    return {"OTC": 0.4 * s_pt + 0.6 * s_cmd, "S_pt": s_pt, "S_cmd": s_cmd, "matches": matches,
+            "reference_matches": ref_matches, "model_errors": merr}
 
 def otc(model_commands: Iterable[str], gt_commands: Iterable[str], window: dict) -> float:
-    "OTC = 0.4 S_pt + 0.6 S_cmd in [0, 1] (DESIGN §4, seed Appendix F.2); see `otc_detail`."
+    "OTC = 0.4 S_pt + 0.6 S_cmd in [0, 1] (seed Appendix F.2, nearest-point matching); see `otc_detail`."
     return otc_detail(model_commands, gt_commands, window)["OTC"]
 
 # %% ../../../nbs/pagebench/03_metrics.ipynb #fefaedd9

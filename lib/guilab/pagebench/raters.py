@@ -51,7 +51,7 @@ def _map_labels(problem: Problem, model_commands: list[str], labels: set[str]):
     for cmd in problem.construction:
         ls, *_ = parse_command(cmd)
         for l in ls: owner[l] = (cmd, ls)
-    m = {g: mm for mm, g in d["matches"].items()}
+    m = dict(d["reference_matches"])   # each reference point -> the nearest model point matched to it (OTC F.2)
     def need(l: str, depth: int = 0) -> bool:
         if l in m: return True
         o = ref.objects.get(l)

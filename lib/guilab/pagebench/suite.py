@@ -48,7 +48,7 @@ def coordinate_errors(record: dict,      # a closed-loop record (with `final_com
     from guilab.pagebench.metrics import build_tolerant
     d = otc_detail(record["final_commands"], problem.construction, problem.window)
     model, _ = build_tolerant(record["final_commands"]); ref, _ = build_tolerant(problem.construction)
-    inv = {g: m for m, g in d["matches"].items()}
+    inv = d["reference_matches"]   # each reference point -> the nearest model point matched to it (OTC F.2)
     dep = depths(problem.construction)
     out = []
     for l, o in ref.objects.items():

@@ -18,7 +18,8 @@ from .copy_warmup import COPY_WARMUP_FILE, warmup_pairs, copy_warmup_settings, t
 # %% auto #0
 __all__ = ['STAGE_ROWS', 'ROW_METRICS', 'model_key', 'base_model', 'training_build', 'warmed_base', 'repeatable', 'seeded_config',
            'copy_warmup_key', 'stage_keys', 'train_pipeline', 'stage_label', 'evaluate_stages', 'curves_of',
-           'problem_scores', 'paired_bootstrap', 'command_name', 'route_ceiling', 'route_scores', 'same_seed_check']
+           'problem_scores', 'paired_bootstrap', 'command_name', 'route_ceiling', 'route_scores', 'same_seed_check',
+           'NotTrained', 'reuse_trained']
 
 # %% ../../../nbs/train/05_pipeline.ipynb #e0ba7b19
 def model_key(m: dict | None) -> dict:
@@ -213,7 +214,7 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
     if todo and pkey in stats.get("prompts", {}): out["stats"].update(stats["prompts"][pkey])   # this run's GRPO prompt set
     return out
 
-STAGE_ROWS = {"sft": "PAGER-SFT", "no_param": "PAGER w/o 参数准确率奖励", "no_type": "PAGER w/o 动作类型奖励", "full": "PAGER"}
+STAGE_ROWS = {"sft": "PAGER-SFT", "no_param": "PAGER w/o param-accuracy reward", "no_type": "PAGER w/o action-type reward", "full": "PAGER"}
 "Table 3's row names in the seed (params/reported/pager.yaml) for each training stage."
 
 def stage_label(stage: str, prefix: str = "tiny") -> str:
@@ -416,3 +417,33 @@ def same_seed_check(P: dict,                 # loaded params (`train` section: m
             "max_abs_weight_diff": max(diffs.values()), "tensors_differing": sum(v > 0 for v in diffs.values()), "tensors": len(diffs),
             "max_abs_loss_diff": float(np.abs(la[:n] - lb[:n]).max()) if n else float("nan"),
             "replies_equal": sum(x == y for x, y in zip(ra, rb)), "replies": len(held), "seconds": round(time.time() - t0, 1)}
+
+# %% ../../../nbs/train/05_pipeline.ipynb #fa4e8cc2
+class NotTrained(RuntimeError):
+    "Raised inside `reuse_trained` where `train_pipeline` would have to train."
+
+@contextmanager
+def _refuse_training():
+    "Replace every training entry point `train_pipeline` reaches by one that raises `NotTrained` (restored on exit)."
+    import guilab.train.grpo as G
+    g, gg = _train_pipeline.__globals__, vars(G)   # the namespace the pipeline's functions look names up in; GRPO's, imported at call time
+    def refuse(what):
+        def f(*a, **k): raise NotTrained(f"{what} would run: the checkpoint is not trained yet")
+        return f
+    targets = [(g, "warmup_pairs", "the copy warm-up"), (g, "train_copy_warmup", "the copy warm-up"), (g, "sft_dataset", "SFT"),
+               (g, "train_sft", "SFT"), (gg, "policy_states", "GRPO's rollouts"), (gg, "train_grpo", "GRPO")]
+    saved = [(d, n, d[n]) for d, n, _ in targets]
+    try:
+        for d, n, what in targets: d[n] = refuse(what)
+        yield
+    finally:
+        for d, n, f in saved: d[n] = f
+
+def reuse_trained(P: dict,                       # loaded params with a `train` section
+                  stages=("sft", "full"),        # stages whose checkpoints are needed
+                 ) -> tuple[dict | None, str]:
+    """`(train_pipeline(P, stages) result, "")` when every stage is already trained (nothing is trained here), else
+    `(None, reason)`."""
+    try:
+        with _refuse_training(): return train_pipeline(P, stages=stages, progress=False), ""
+    except NotTrained as e: return None, str(e)
