@@ -44,7 +44,7 @@ def coordinate_errors(record: dict,      # a closed-loop record (with `final_com
                       problem: Problem,
                      ) -> list[dict]:
     """For every point of the reference: `{'id','label','depth','error','matched'}` with `error` the world distance
-    between the model point matched to it by OTC's assignment and the reference point (NaN when unmatched or undefined)."""
+    between the reference point and the nearest of the model points OTC's nearest-point matching sends to it (`reference_matches`; NaN when none or undefined)."""
     from guilab.pagebench.metrics import build_tolerant
     d = otc_detail(record["final_commands"], problem.construction, problem.window)
     model, _ = build_tolerant(record["final_commands"]); ref, _ = build_tolerant(problem.construction)
