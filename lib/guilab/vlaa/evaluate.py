@@ -103,7 +103,9 @@ def suite_metrics(scores: list[dict]) -> dict:
 class VLAABench(Benchmark):
     """The VLAA-GUI JupyterLab suite behind `guilab.bench.evaluate` (see above). `env`: a running `BrowserEnv` to
     use instead of starting one (one worker; not closed; its own step limit, if any, must not be below `budget`).
-    Raises `ValueError` for an unknown setting, tool or criteria source, or a budget below 1."""
+    Raises `ValueError` for an unknown setting, tool or criteria source, a budget below 1 or a loop-breaker threshold
+    below 1. The loop breaker's thresholds `tau_a`, `tau_o` are recorded in the run's settings (`describe`) only when
+    the tools include `loop`: without it they change nothing, so runs without the loop breaker stay comparable."""
     name, namespace = "vlaa", "vlaa"
     doc = "VLAA-GUI JupyterLab suite in a real browser (success, false completion, loops, wasted steps)"
     SETTINGS = {"data": ("jupyterlab", "the task suite: a name (jupyterlab) or a folder of task JSON files"),
@@ -114,7 +116,10 @@ class VLAABench(Benchmark):
                 "save_screens": (True, "keep each step's screenshots under DIR/screens/<task>/ (the episode viewer)"),
                 "criteria": ("agent", "the verifier's criteria: agent (the acting agent's own) or task (the task "
                                       "file's authored criteria: PRIVILEGED, DESIGN §8; say so where the numbers are "
-                                      "shown)")}
+                                      "shown)"),
+                "tau_a": (3, "loop breaker tier 1: the same action on the same target this many times in a row with no "
+                             "visible change (the seed: three clicks with no response)"),
+                "tau_o": (3, "loop breaker tier 2: the same screen this many times in a row (the seed: three times)")}
 
     def __init__(self, env=None, **settings):
         super().__init__(**settings)
@@ -126,9 +131,16 @@ class VLAABench(Benchmark):
         s["budget"], s["save_screens"] = int(s["budget"]), bool(s["save_screens"])
         if s["criteria"] not in CRITERIA:
             raise ValueError(f"vlaa: criteria must be one of {', '.join(CRITERIA)}, got {s['criteria']!r}")
+        for k in ("tau_a", "tau_o"):
+            if int(s[k]) < 1: raise ValueError(f"vlaa: {k} must be >= 1, got {s[k]}")
+            s[k] = int(s[k])
         self.max_steps = s["budget"]   # the one step limit (run_episode's max_steps; the env gets none)
         self.env, self._env_given = env, False
 
+    def describe(self) -> dict:
+        d = super().describe()
+        if "loop" not in self.settings["tools"].split(","): d.pop("tau_a"); d.pop("tau_o")
+        return d
     def tasks(self) -> list: return load_task_suite(self.settings["data"], ids=self.settings["ids"])
     def make_env(self):
         if self.env is None:
@@ -145,7 +157,8 @@ class VLAABench(Benchmark):
         if env is self.env: self._env_given = False
         else: super().close_env(env)
     def run(self, env, agent, task, seed: int) -> dict:
-        m = VLAAManager(agent, tools=self.settings["tools"], criteria=self.settings["criteria"])
+        s = self.settings
+        m = VLAAManager(agent, tools=s["tools"], criteria=s["criteria"], tau_a=s["tau_a"], tau_o=s["tau_o"])
         return run_task(env, m, task, self.max_steps, self.out if self.settings["save_screens"] else None, seed=seed)
     def score(self, task, episode: dict) -> dict: return {k: episode[k] for k in SCORE_FIELDS}
     def aggregate(self, records: list[dict]) -> dict: return suite_metrics([r["score"] for r in records])

@@ -84,8 +84,8 @@ def action_key(a: dict,                   # an action record
 
 # %% ../../../nbs/vlaa/03_loop.ipynb #44658639
 class LoopBreaker:
-    "The 3-tier loop breaker of VLAA-GUI (seed `002_…` §2.2 B; DESIGN §4 τ_a = 2, τ_o = 3)."
-    def __init__(self, tau_a: int = 2,          # tier 1: repeats of the same action with no visible change
+    "The 3-tier loop breaker of VLAA-GUI (seed `002_…` §2.2 B; τ_a = 3 and τ_o = 3 from its lay summary, see above)."
+    def __init__(self, tau_a: int = 3,          # tier 1: executions of the same action in a row with no visible change
                  tau_o: int = 3,                 # tier 2: the same screen this many times in a row
                  tiers: tuple = (1, 2, 3),       # enabled tiers
                  judge=None,                     # tier-3 reflection judge: judge(history) -> {"loop", "reason"}; None: rule-based
@@ -106,7 +106,9 @@ class LoopBreaker:
         self.last_key = key
         self.history.append({"key": key, "changed": changed})
         out = []
-        rep = 1 if self.n_a >= self.tau_a else 2 if self.n_o >= self.tau_o else None
+        c1, c2 = self.n_a >= self.tau_a, self.n_o >= self.tau_o
+        # the condition that holds, an enabled tier's first (a disabled tier 1 must not mask tier 2)
+        rep = (1 if c1 and 1 in self.tiers else 2 if c2 and 2 in self.tiers else 1 if c1 else 2 if c2 else None)
         if rep is not None and rep in self.fired and 3 in self.tiers:
             v = self.judge(self.history) if self.judge else {"loop": True, "reason": f"the tier-{rep} order was not followed"}
             if v.get("loop"):
@@ -140,20 +142,24 @@ def describe_key(key: tuple) -> str:
         return f"{t} on {key[-1][1]} {key[-1][2]!r}"
     return f"{t} {' '.join(str(k) for k in key[1:])}".strip()
 
-def loop_stats(history: list[dict], tau_a: int = 2, tau_o: int = 3) -> dict:
-    """DESIGN §4 loop and wasted-step accounting for one episode from per-step `{"key", "changed"}` records:
-    `loop` (the same action on the same target twice in a row with no visible change, or no change for τ_o − 1
-    consecutive steps — the same screen τ_o times in a row), `wasted` (steps with no state change or inside a
-    loop) and `n` steps."""
+def loop_stats(history: list[dict],
+               n_action: int = 2,   # the metric's loop: the same action this many times in a row with no visible change
+               n_screen: int = 3,   # ... or the same screen this many times in a row
+              ) -> dict:
+    """The loop-ratio and wasted-step accounting of one episode (the metric, not the breaker: it counts a loop at
+    the *second* identical no-response action, where the breaker's tier 1 waits for the third) from per-step
+    `{"key", "changed"}` records: `loop` (the same action on the same target `n_action` times in a row with no
+    visible change, or no change for `n_screen` − 1 consecutive steps — the same screen `n_screen` times in a row),
+    `wasted` (steps with no state change or inside a loop) and `n` steps."""
     loop, in_loop, wasted = False, [False] * len(history), 0
     run_a, run_o = 0, 1
     for i, h in enumerate(history):
         same_prev = i > 0 and h["key"] == history[i - 1]["key"]
         run_a = (run_a + 1 if same_prev else 1) if not h["changed"] else 0
         run_o = run_o + 1 if not h["changed"] else 1
-        if run_a >= tau_a:
-            loop = True; in_loop[i - tau_a + 1:i + 1] = [True] * tau_a
-        if run_o >= tau_o:
-            loop = True; in_loop[i - (tau_o - 2):i + 1] = [True] * (tau_o - 1)
+        if run_a >= n_action:
+            loop = True; in_loop[i - n_action + 1:i + 1] = [True] * n_action
+        if run_o >= n_screen:
+            loop = True; in_loop[i - (n_screen - 2):i + 1] = [True] * (n_screen - 1)
     wasted = sum(1 for h, l in zip(history, in_loop) if l or not h["changed"])
     return {"loop": loop, "wasted": wasted, "n": len(history)}

@@ -44,7 +44,7 @@ class VLAAManager(Agent):
     for an unknown tool or criteria source, and at reset for `"task"` without `info[PRIVILEGED]["task"]`."""
     def __init__(self, agent: Agent,                # the acting agent (has act(obs); optional feedback/bind/criteria)
                  tools=MANAGER_TOOLS,                       # subset of MANAGER_TOOLS (names, comma string, 'all' or 'none')
-                 tau_a: int = 2, tau_o: int = 3,    # loop-breaker thresholds (DESIGN §4)
+                 tau_a: int = 3, tau_o: int = 3,    # loop-breaker thresholds (vlaa.loop; params vlaa.loop_breaker)
                  max_rejections: int = 3,           # verifier rejections in a row before the episode ends
                  max_tool_calls: int = 8,           # tool calls per step before the manager moves on
                  reflection_judge=None,             # tier-3 judge(history) -> {"loop", "reason"}; None: rule-based
