@@ -11,8 +11,9 @@ from .core import (atomic_write, cache_key, file_digest, git_commit, load_params
                          sha256_file, write_manifest)
 
 # %% auto #0
-__all__ = ['STATUS_TEXT', 'VERDICT_CLASS', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'no_parameters_message',
-           'run_notebook', 'clean_on_save', 'load_gallery', 'stages_commit_text', 'split_wide_tables', 'write_gallery',
+__all__ = ['STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'repro_notebooks', 'select_notebooks',
+           'has_parameters_cell', 'no_parameters_message', 'run_notebook', 'clean_on_save', 'load_gallery',
+           'stages_commit_text', 'split_wide_tables', 'write_gallery', 'readme_claims_block', 'update_readme_claims',
            'stage_key', 'reusable', 'eta_text', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
@@ -370,6 +371,37 @@ def write_gallery(out: str | os.PathLike,            # the output folder of a ru
         H.append("</details>"); M.append("")
     H.append("</body></html>")
     return atomic_write(out/"index.html", "\n".join(H)), atomic_write(out/"README.md", "\n".join(M))
+
+# %% ../../nbs/02_reproduce.ipynb #b81d4c2e
+README_CLAIMS_BEGIN = "<!-- claims:begin"
+README_CLAIMS_END = "<!-- claims:end -->"
+
+def readme_claims_block(claims_csv: str | os.PathLike,   # a run's claims.csv (`guilab.claims.collect_claims`)
+                       ) -> str:
+    "The README's count of claims: the total and per verdict in one sentence, then the table per seed and verdict."
+    import pandas as pd
+    from guilab.claims import claim_counts
+    df = pd.read_csv(claims_csv, dtype=str, keep_default_na=False)
+    if not len(df): return f"`{Path(claims_csv).name}` holds no claims."
+    n = claim_counts(df); tot = n.sum()
+    verdicts = [c for c in n.columns if c != "total"]
+    lines = [f"**{int(tot['total'])} claims** in the run of record (`figures/claims.csv`): "
+             + ", ".join(f"{int(tot[v])} {v}" for v in verdicts) + ".", "",
+             "| seed | " + " | ".join(n.columns) + " |", "|---|" + "---:|" * len(n.columns)]
+    lines += [f"| {s} | " + " | ".join(str(int(r[c])) for c in n.columns) + " |" for s, r in n.iterrows()]
+    lines.append("| all | " + " | ".join(str(int(tot[c])) for c in n.columns) + " |")
+    return "\n".join(lines)
+
+def update_readme_claims(readme: str | os.PathLike = "README.md",           # the project's README
+                         claims_csv: str | os.PathLike = "figures/claims.csv",  # the run of record's claims
+                        ) -> Path:
+    """Rewrite the README's block between `README_CLAIMS_BEGIN` and `README_CLAIMS_END` with `readme_claims_block`
+    (run after the figures of record are regenerated; `tests/test_readme.py` checks that the two agree)."""
+    readme = Path(readme); t = readme.read_text(encoding="utf-8")
+    i, j = t.find(README_CLAIMS_BEGIN), t.find(README_CLAIMS_END)
+    if i < 0 or j < i: raise ValueError(f"{readme}: no block {README_CLAIMS_BEGIN} ... {README_CLAIMS_END}")
+    i = t.index("-->", i) + 3
+    return atomic_write(readme, t[:i] + "\n" + readme_claims_block(claims_csv) + "\n" + t[j:])
 
 # %% ../../nbs/02_reproduce.ipynb #cdeb2ca8
 def _param_files(tree) -> list[str]:
