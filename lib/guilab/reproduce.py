@@ -464,6 +464,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
               progress: bool = True,                             # progress bars
               force: bool = False,                               # run every selected notebook even when its stage is reusable
               gallery: bool = True,                              # write out_dir/index.html and README.md (`write_gallery`)
+              claims: str | os.PathLike | None = None,           # the claims ledger (default: params/claims.yaml)
              ) -> dict:
     """Run the selected reproduction notebooks and write the manifest after each one. A stage whose `stage_key` and
     outputs match the previous manifest is reused (not run; its entry is kept with `reused: true`). Returns
@@ -519,7 +520,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     save()
     claim_errors = []
     if gallery:
-        write_gallery(out)
+        write_gallery(out, claims=claims)
         import pandas as pd
         cl = pd.read_csv(out/"claims.csv", dtype=str, keep_default_na=False)
         claim_errors = cl[cl["verdict"] == "error"][["id", "notebook", "reason"]].to_dict("records")
