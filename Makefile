@@ -63,7 +63,7 @@ check-export: setup
 	  diff <(echo "$$before") <(echo "$$after") | grep '^[<>]' | awk '{print $$1, $$3}' | sort -u -k2; exit 1; \
 	else echo "lib/ equals a fresh export of nbs/"; fi
 
-# Import layers of DESIGN §1 (contracts in pyproject.toml [tool.importlinter]): no cycle, no upward import.
+# Import layers (README "Architecture"; contracts in pyproject.toml [tool.importlinter]): no cycle, no upward import.
 lint-imports: setup
 	$(BIN)/lint-imports --no-cache
 
