@@ -524,7 +524,10 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         import pandas as pd
         cl = pd.read_csv(out/"claims.csv", dtype=str, keep_default_na=False)
         claim_errors = cl[cl["verdict"] == "error"][["id", "notebook", "reason"]].to_dict("records")
-        for c in claim_errors: tqdm.write(f"✗ claim {c['id']} ({c['notebook']}): error: {c['reason']}")
+        for c in claim_errors:   # each claim of a notebook this folder holds a run of; the others counted in one line
+            if c["notebook"] in entries: tqdm.write(f"✗ claim {c['id']} ({c['notebook']}): error: {c['reason']}")
+        if (k := sum(c["notebook"] not in entries for c in claim_errors)):
+            tqdm.write(f"✗ {k} claims of notebooks never run into {out} could not be judged (error; see claims.csv)")
     failed = [n for n, r in results.items() if r["status"] != "ok"]
     return {"failed": failed, "results": results, "reused": [n for n in nbs if n not in todo], "manifest": mpath,
             "claim_errors": claim_errors}
