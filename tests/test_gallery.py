@@ -147,7 +147,7 @@ def test_gallery_fixture_in_chromium(fixture_gallery):
     tabs = [s for s, *_ in m["widths"][1920]["tables"] if s == "table2_main_vs_reported.md"]
     assert len(tabs) >= 2, tabs                                           # split by column groups
     assert len((out / "table2_main_vs_reported.csv").read_text().split("\n")[0].split(",")) == ncols   # the CSV whole
-    assert "commit 01234567, all 1 stages" in html and "dirty" not in html.split("</p>")[1]
+    assert "commit 01234567, 1 stage" in html and "dirty" not in html.split("</p>")[1]
 
 
 def test_check_would_fail_on_a_wide_table_and_tofu(fixture_gallery, tmp_path, monkeypatch):

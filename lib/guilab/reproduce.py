@@ -161,7 +161,7 @@ def stages_commit_text(man: dict) -> str:
     if not c: return _commit_text(man.get("git")) + " (of the run; no stage recorded its commit)"
     if len(c) == 1:
         (sha, dirty), n = next(iter(c.items()))
-        return f"commit {sha[:8]}" + (" dirty (uncommitted changes)" if dirty else "") + f", all {n} stages"
+        return f"commit {sha[:8]}" + (" dirty (uncommitted changes)" if dirty else "") + (", 1 stage" if n == 1 else f", all {n} stages")
     return "commits " + ", ".join(f"{sha[:8]}{' dirty' if d else ''} ({n} stage{'s' * (n != 1)})" for (sha, d), n in c.most_common())
 
 _PIPE = re.compile(r"(?<!\\)\|")
@@ -229,7 +229,7 @@ table.claims th{max-width:none;text-align:left}table.claims td:first-child{max-w
 .q{color:#666;font-size:11px;display:block;margin-top:.2em}.why{color:#555;font-size:11px;display:block}
 .v-shown{background:#d9f2e6}.v-notshown{background:#fdf1d6}.v-reversed{background:#fbdccd}.v-nt{background:#eee;color:#555}
 .v-error{background:#c00;color:#fff;font-weight:bold}.v-error .why{color:#fff}
-table.counts{display:table}table.counts td,table.counts th{min-width:4em;text-align:right}table.counts td:first-child{text-align:left;min-width:6em}
+table.counts{display:table}table.counts td,table.counts th{min-width:4em;text-align:right}table.counts td:first-child,table.counts th:first-child{text-align:left;min-width:6em}
 #claims{flex:1;min-width:36em}
 details.seed>summary{cursor:pointer;list-style-position:outside;margin-left:1em}details.seed>summary h2{display:inline-block;border:0}
 details.seed{border-bottom:2px solid #0173b2;margin:.6em 0}.n{font-size:13px;color:#444;font-weight:normal}
@@ -300,7 +300,7 @@ def write_gallery(out: str | os.PathLike,            # the output folder of a ru
              "<span class='n'>(<a href='claims.md'>claims.md</a> · <a href='claims.csv'>claims.csv</a>)</span>")
     M = ["# guilab: the seeds' claims, tables and figures, reproduced", "", head + " · [manifest.json](manifest.json)", "",
          "## Contents", "", "- [Claims per seed and verdict](#claims-per-seed-and-verdict)"]
-    M += [f"- [{s['system']}](#{re.sub(r'[^a-z0-9 -]', '', (s['system'] + ' — seed ' + s['seed']).lower()).replace(' ', '-')})" for s, _ in seeds]
+    M += [f"- [{s['system']}](#{re.sub(r'[^a-z0-9_ -]', '', (s['system'] + ' — seed ' + s['seed']).lower()).replace(' ', '-')})" for s, _ in seeds]
     M += ["- [guilab's own analyses](#guilabs-own-analyses)", "", "## Claims per seed and verdict", ""]
     if not len(df): H.append("<p>The claims ledger holds no claims.</p>"); M += ["The claims ledger holds no claims.", ""]
     cols = list(counts.columns)
