@@ -26,15 +26,17 @@ $(STAMP): pyproject.toml Makefile
 	  'except ImportError:' '    pass' > $(VENV)/etc/jupyter/jupyter_server_config.py
 	touch $@
 
-# System side: Chromium, ffmpeg and tesseract from apt when missing (as root), and ffmpeg linked where
-# Playwright looks for its own build (Playwright's browser downloads are not reachable from these machines).
+# System side: Chromium, ffmpeg, tesseract and a CJK font (the seeds' quotes in the gallery are Chinese: without one,
+# Chromium draws them as empty boxes) from apt when missing (as root), and ffmpeg linked where Playwright looks for
+# its own build (Playwright's browser downloads are not reachable from these machines).
 system-deps: $(STAMP)
 	@missing=""; for b in chromium ffmpeg tesseract; do command -v $$b >/dev/null || missing="$$missing $$b"; done; \
+	fc-list :lang=zh family 2>/dev/null | grep -q . || missing="$$missing fonts-noto-cjk"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing from apt:$$missing"; apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ffmpeg tesseract-ocr >/dev/null; \
-	  else echo "WARNING: missing$$missing (not root: install chromium ffmpeg tesseract-ocr yourself; browser tests will say they are skipped)"; fi; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ffmpeg tesseract-ocr fonts-noto-cjk >/dev/null; \
+	  else echo "WARNING: missing$$missing (not root: install chromium ffmpeg tesseract-ocr fonts-noto-cjk yourself; browser tests will say they are skipped; without fonts-noto-cjk the gallery's Chinese quotes show as boxes)"; fi; \
 	fi
 	@$(BIN)/python -c "import json, os, pathlib, shutil, playwright; \
 	bj = pathlib.Path(playwright.__file__).parent/'driver'/'package'/'browsers.json'; \
@@ -61,7 +63,7 @@ check-export: setup
 	  diff <(echo "$$before") <(echo "$$after") | grep '^[<>]' | awk '{print $$1, $$3}' | sort -u -k2; exit 1; \
 	else echo "lib/ equals a fresh export of nbs/"; fi
 
-# Import layers of DESIGN §1 (contracts in pyproject.toml [tool.importlinter]): no cycle, no upward import.
+# Import layers (README "Architecture"; contracts in pyproject.toml [tool.importlinter]): no cycle, no upward import.
 lint-imports: setup
 	$(BIN)/lint-imports --no-cache
 

@@ -28,6 +28,12 @@ def test_smoke_reproduce_runs_every_notebook(smoke_run):
         assert entry["status"] == "ok", (name, entry["error"])
         assert Path(entry["executed"]).exists(), name
     assert man["params"]["scale"] == "smoke" and man["seeds"] == {"seed": 0}
+    # every claim of the ledger is judged from this run's tables (params/claims.yaml; guilab.claims): none is `error`
+    # (a table or row its test needs that the run did not write); `reproduce` printed any that was
+    import pandas as pd
+    cl = pd.read_csv(out / "claims.csv", dtype=str, keep_default_na=False)
+    err = cl[cl["verdict"] == "error"]
+    assert err.empty, err[["id", "reason"]].to_string()
     assert any(k.startswith("params/smoke.yaml") for k in man["inputs"]) and any("params/reported" in k for k in man["inputs"])
     # every output file is hashed, with the right hash
     import hashlib
@@ -141,21 +147,25 @@ def test_gallery_renders_in_chromium(smoke_run):
         with browser_page(viewport=(1280, 800), device_scale_factor=1) as page:
             errors = []; page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(index.as_uri()); page.wait_for_load_state("load")
+            page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")   # sections start collapsed
             page.evaluate("() => Promise.all([...document.images].map(i => { i.loading = 'eager'; return i.decode().catch(() => null); }))")
             imgs = page.evaluate("() => [...document.images].map(i => [i.getAttribute('src'), i.naturalWidth])")
             links = page.evaluate("() => [...document.querySelectorAll('a')].map(a => a.getAttribute('href'))")
+            ids = page.evaluate("() => [...document.querySelectorAll('[id]')].map(e => e.id)")
             h2 = page.evaluate("() => [...document.querySelectorAll('h2')].map(h => h.textContent)")
             page.set_viewport_size({"width": 1920, "height": 1080})   # one full-HD screen
             fit = page.evaluate("""() => [...document.querySelectorAll('div.md[data-src$="_vs_reported.md"] table')].map(t =>
                 [t.closest('div.md').dataset.src, t.scrollWidth, t.clientWidth, t.offsetHeight])""")
-            return errors, imgs, links, h2, fit
-    errors, imgs, links, h2, fit = run_outside_loop(check)
+            return errors, imgs, links, h2, fit, ids
+    errors, imgs, links, h2, fit, ids = run_outside_loop(check)
     # every reported-beside-reproduced table fits on one 1920x1080 screen: no horizontal scroll, at most 1080 px tall
     assert len(fit) >= 4, fit
     assert all(sw <= cw and h <= 1080 for _, sw, cw, h in fit), fit
     assert not errors, errors
     assert imgs and all(w > 0 for _, w in imgs), [s for s, w in imgs if w == 0]
-    assert links and all((out / h).is_file() for h in links), [h for h in links if not (out / h).is_file()]
+    files = [h for h in links if not h.startswith("#")]       # the contents list and claim links point inside the page
+    assert files and all((out / h).is_file() for h in files), [h for h in files if not (out / h).is_file()]
+    assert all(h[1:] in ids for h in links if h.startswith("#")), [h for h in links if h.startswith("#") and h[1:] not in ids]
     for system in ("PAGER", "LBS", "VLAA-GUI", "GraceBench"): assert any(system in t for t in h2), (system, h2)
 
 

@@ -4,15 +4,17 @@
 
 # %% ../../nbs/02_reproduce.ipynb #cbd57012
 from __future__ import annotations
-import json, os, sys, time, traceback
+import json, math, os, re, sys, time, traceback
 from pathlib import Path
 
 from .core import (atomic_write, cache_key, file_digest, git_commit, load_params, make_manifest, project_root,
                          sha256_file, write_manifest)
 
 # %% auto #0
-__all__ = ['STATUS_TEXT', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'no_parameters_message', 'run_notebook',
-           'clean_on_save', 'load_gallery', 'write_gallery', 'stage_key', 'reusable', 'eta_text', 'reproduce']
+__all__ = ['STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'repro_notebooks', 'select_notebooks',
+           'has_parameters_cell', 'no_parameters_message', 'run_notebook', 'clean_on_save', 'load_gallery',
+           'stages_commit_text', 'split_wide_tables', 'write_gallery', 'readme_claims_block', 'update_readme_claims',
+           'stage_key', 'reusable', 'eta_text', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -128,6 +130,10 @@ def load_gallery(path: str | os.PathLike | None = None) -> dict:
             if it.get("status") not in STATUS_TEXT: raise ValueError(f"{path}: {it.get('item')!r} has status {it.get('status')!r}; one of {list(STATUS_TEXT)}")
     return g
 
+def _commit_text(git: dict | None) -> str:
+    git = git or {}
+    return f"commit {git['commit'][:8]}{' dirty' if git.get('dirty') else ''}" if git.get("commit") else "commit not recorded"
+
 def _item_state(it: dict, out: Path, runs: dict, params_file: str = "") -> dict:
     "What this run produced for a gallery item: present/missing artefacts, the notebook's status, time and params."
     arts = [a for a in it.get("artefacts", [])]
@@ -141,60 +147,261 @@ def _item_state(it: dict, out: Path, runs: dict, params_file: str = "") -> dict:
     if e: run = (f"{Path(e.get('params_file') or params_file).name or 'params ?'}"
                  + (f" with {' '.join(e['overrides'])}" if e.get("overrides") else "") + f", {e.get('seconds', '?')} s"
                  + (" (reused)" if e.get("reused") else "") + ("" if e.get("status") == "ok" else f", {e.get('status')}")
-                 + (f", commit {e['git']['commit'][:8]}{' dirty' if e['git'].get('dirty') else ''}" if (e.get("git") or {}).get("commit") else ", commit not recorded"))
+                 + ", " + _commit_text(e.get("git")))
     return {"present": present, "missing": [a for a in arts if a not in present], "state": state, "run": run}
+
+def stages_commit_text(man: dict) -> str:
+    """The gallery header's code status, from the commits the stages ran with (each stage records `git` at the start
+    of its run, with the output folder ignored): 'commit X' when every stage ran from one clean commit; otherwise each
+    commit with its stage count and 'dirty' where the work tree had changes. The manifest's own `git` only when no
+    stage recorded one."""
+    from collections import Counter
+    runs = man.get("notebooks", {})
+    c = Counter((e["git"].get("commit"), bool(e["git"].get("dirty"))) for e in runs.values() if (e.get("git") or {}).get("commit"))
+    if not c: return _commit_text(man.get("git")) + " (of the run; no stage recorded its commit)"
+    if len(c) == 1:
+        (sha, dirty), n = next(iter(c.items()))
+        return f"commit {sha[:8]}" + (" dirty (uncommitted changes)" if dirty else "") + (", 1 stage" if n == 1 else f", all {n} stages")
+    return "commits " + ", ".join(f"{sha[:8]}{' dirty' if d else ''} ({n} stage{'s' * (n != 1)})" for (sha, d), n in c.most_common())
+
+_PIPE = re.compile(r"(?<!\\)\|")
+
+def _row_cells(line: str) -> list[str]:
+    return [c.strip() for c in _PIPE.split(line.strip().strip("|"))] if line.strip() not in ("", "|") else []
+
+def split_wide_tables(md: str,            # markdown text holding pipe tables
+                      max_cols: int = 16,  # the most columns a table keeps (the first, the row label, included)
+                     ) -> str:
+    """Split each pipe table wider than `max_cols` into tables that repeat its first column (the row label) and take
+    the other columns in groups, keeping together the columns whose header starts with the same word ('AA reported',
+    'AA reproduced', 'AA Δ'), so that a reported-vs-reproduced table fits one screen. The CSV beside it stays whole."""
+    lines, out, i = md.split("\n"), [], 0
+    while i < len(lines):
+        if not (lines[i].lstrip().startswith("|") and i + 1 < len(lines) and re.fullmatch(r"\s*\|?[\s:|-]+\|?\s*", lines[i + 1])
+                and "-" in lines[i + 1]):
+            out.append(lines[i]); i += 1; continue
+        j = i + 2
+        while j < len(lines) and lines[j].lstrip().startswith("|"): j += 1
+        head, sep, body = _row_cells(lines[i]), _row_cells(lines[i + 1]), [_row_cells(l) for l in lines[i + 2:j]]
+        block, i = lines[i:j], j
+        if len(head) <= max_cols or len(sep) != len(head) or any(len(r) != len(head) for r in body):
+            out += block; continue
+        groups = []                                    # runs of columns whose headers share their first word
+        for k in range(1, len(head)):
+            w = head[k].split(" ")[0]
+            if groups and head[groups[-1][0]].split(" ")[0] == w: groups[-1].append(k)
+            else: groups.append([k])
+        chunks = [[]]
+        for gr in groups:
+            if chunks[-1] and len(chunks[-1]) + len(gr) > max_cols - 1: chunks.append([])
+            chunks[-1] += gr
+        for n, ch in enumerate(chunks):
+            cols = [0] + ch
+            if n: out.append("")
+            out += ["| " + " | ".join(head[k] for k in cols) + " |", "|" + "|".join(sep[k] for k in cols) + "|"]
+            out += ["| " + " | ".join(r[k] for k in cols) + " |" for r in body]
+    return "\n".join(out)
 
 def _html_artefact(out: Path, a: str) -> str:
     import html, mistune
     q, esc = out/a, html.escape(a)
     if q.suffix in (".png", ".svg", ".jpg"): return f'<figure><a href="{esc}"><img src="{esc}" alt="{esc}" loading="lazy"></a><figcaption>{esc}</figcaption></figure>'
     if q.suffix == ".md":
-        body = mistune.create_markdown(plugins=["table"], escape=True)(q.read_text(encoding="utf-8"))
+        body = mistune.create_markdown(plugins=["table"], escape=True)(split_wide_tables(q.read_text(encoding="utf-8")))
         csv = q.with_suffix(".csv")
-        links = f'<a href="{esc}">{esc}</a>' + (f' · <a href="{html.escape(str(csv.relative_to(out)))}">CSV</a>' if csv.is_file() else "")
+        links = f'<a href="{esc}">{esc}</a>' + (f' · <a href="{html.escape(str(csv.relative_to(out)))}">CSV</a> (whole)' if csv.is_file() else "")
         return f'<details open><summary>{links}</summary><div class="md" data-src="{esc}">{body}</div></details>'
     return f'<p><a href="{esc}">{esc}</a></p>'
 
-_CSS = """body{font:14px/1.45 system-ui,sans-serif;max-width:1800px;margin:2em auto;padding:0 1em;color:#222}
-h2{border-bottom:2px solid #0173b2;padding-bottom:.2em}.item{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:1em 0}
+VERDICT_CLASS = {"shown": "v-shown", "not shown": "v-notshown", "reversed": "v-reversed", "not testable here": "v-nt", "error": "v-error"}
+
+_CSS = """body{font:14px/1.45 system-ui,"Noto Sans CJK SC","Noto Sans CJK JP",sans-serif;max-width:1800px;margin:1em auto;padding:0 1em;color:#222}
+h1{font-size:22px;margin:.2em 0}h2{border-bottom:2px solid #0173b2;padding-bottom:.2em;font-size:18px;margin:.4em 0}
+.item{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:1em 0}
 .st{font-size:13px;color:#555}.st b{color:#222}.not_reproducible{background:#f7f7f7}.missing{color:#d55e00}
-img{max-width:100%;max-height:520px}table{border-collapse:collapse;font-size:12px;margin:.5em 0;display:block;overflow-x:auto}
+img{max-width:100%;max-height:520px}table{border-collapse:collapse;font-size:12px;margin:.5em 0;display:block;overflow-x:auto;max-width:100%}
 .md h1{font-size:15px;margin:.4em 0}.not_reproducible h3{font-size:14px;margin:.2em 0}.not_reproducible p{margin:.2em 0}
-td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child,th:first-child{text-align:left}figure{margin:.5em 0}
-th{max-width:7.5em;vertical-align:bottom;overflow-wrap:anywhere}td{white-space:nowrap}td:first-child{white-space:normal;min-width:12em;max-width:22em}"""
+td,th{border:1px solid #ccc;padding:2px 5px;text-align:right}td:first-child,th:first-child{text-align:left}figure{margin:.5em 0}
+th{max-width:7em;vertical-align:bottom;overflow-wrap:anywhere}td{white-space:nowrap}td:first-child{white-space:normal;min-width:10em;max-width:20em}
+.head{color:#444}.top{display:flex;gap:3em;flex-wrap:wrap;align-items:flex-start}.top ol{margin:.2em 0;padding-left:1.4em}
+table.claims{display:table;width:100%;table-layout:fixed}table.claims td{white-space:normal;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+table.claims th{max-width:none;text-align:left}table.claims td:first-child{max-width:none;min-width:0}
+.q{color:#666;font-size:11px;display:block;margin-top:.2em}.why{color:#555;font-size:11px;display:block}
+.v-shown{background:#d9f2e6}.v-notshown{background:#fdf1d6}.v-reversed{background:#fbdccd}.v-nt{background:#eee;color:#555}
+.v-error{background:#c00;color:#fff;font-weight:bold}.v-error .why{color:#fff}
+table.counts{display:table}table.counts td,table.counts th{min-width:4em;text-align:right}table.counts td:first-child,table.counts th:first-child{text-align:left;min-width:6em}
+#claims{flex:1;min-width:36em}
+details.seed>summary{cursor:pointer;list-style-position:outside;margin-left:1em}details.seed>summary h2{display:inline-block;border:0}
+details.seed{border-bottom:2px solid #0173b2;margin:.6em 0}.n{font-size:13px;color:#444;font-weight:normal}
+.label{font-size:11px;color:#555;display:block}"""
+
+# opens the collapsed section a contents link (or the address's #fragment) points into
+_JS = """function openTarget(){var t=location.hash&&document.getElementById(decodeURIComponent(location.hash.slice(1)));
+for(var e=t;e;e=e.parentElement){if(e.tagName==='DETAILS')e.open=true;}if(t)t.scrollIntoView();}
+window.addEventListener('hashchange',openTarget);window.addEventListener('load',openTarget);"""
+
+def _slug(s: str) -> str:
+    return "seed-" + re.sub(r"[^a-z0-9]+", "-", s.lower()).strip("-")
+
+def _stat_text(r) -> str:
+    "This run's statistic of a claim row: 'estimate [lo, hi]', 'estimate, p = x' or '—'."
+    f = lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) or str(v) in ("", "nan") else f"{float(v):.3g}"
+    e, lo, hi, p = f(r.get("estimate")), f(r.get("lo")), f(r.get("hi")), f(r.get("p"))
+    if not e: return "—"
+    return e + (f" [{lo}, {hi}]" if lo and hi else "") + (f", p = {p}" if p else "")
+
+def _claim_labels(g: dict) -> dict:
+    "artefact or notebook -> the gallery status text of the item that shows it (the data label beside a verdict)."
+    lab = {}
+    for s in g["seeds"]:
+        for it in s["items"]:
+            for a in it.get("artefacts", []): lab.setdefault(a, STATUS_TEXT[it["status"]])
+            if it.get("notebook"): lab.setdefault("nb:" + it["notebook"], STATUS_TEXT[it["status"]])
+    return lab
+
+def _claims_for(system: str, seed_system: str) -> bool:
+    return seed_system.split(" ")[0].split("/")[0] == system
 
 def write_gallery(out: str | os.PathLike,            # the output folder of a run (holds manifest.json)
                   gallery: str | os.PathLike | None = None,  # gallery table (default: guilab/data/gallery.yaml)
+                  claims: str | os.PathLike | None = None,   # the claims ledger (default: params/claims.yaml of the project)
                  ) -> tuple[Path, Path]:
-    """Write `out/index.html` and `out/README.md`: for each seed, every table and figure it reports → the reproduced
+    """Write `out/index.html` and `out/README.md`. The first screen: a contents list and the claims per seed and
+    verdict (`guilab.claims.collect_claims`, which also writes `out/claims.csv` and `.md`). Then one collapsible
+    section per seed: its claims table (claim with the seed's quote | reported | this run's statistic | verdict, coloured,
+    with its reason | artefact with its data label), then every table and figure the seed reports → the reproduced
     artefact, its status (reproduced on the seed's data / on guilab's substitute benchmark / not reproducible here,
-    with the reason), the params and time that produced it (from `manifest.json`); images inline, tables rendered.
-    Links point only at files that exist. Returns both paths."""
+    with the reason), the params, time and commit that produced it (from `manifest.json`); images inline, tables
+    rendered (tables wider than one screen split by column groups, `split_wide_tables`). The header gives the commit
+    the stages ran from (`stages_commit_text`). Links point only at files that exist. Returns both paths."""
     import html
+    import pandas as pd
+    from guilab.claims import SYSTEMS, VERDICTS, claim_counts, collect_claims
     out = Path(out); g = load_gallery(gallery)
+    df = collect_claims(out, claims)
     man = json.loads((out/"manifest.json").read_text()) if (out/"manifest.json").is_file() else {}
     runs = man.get("notebooks", {})
     head = (f"guilab reproduction — {man.get('created', 'no manifest')}, params {Path(man.get('params_file', '?')).name}, "
-            f"commit {(man.get('git') or {}).get('commit') or '?'}{' (dirty)' if (man.get('git') or {}).get('dirty') else ''}")
-    H = [f"<!doctype html><html><head><meta charset='utf-8'><title>guilab gallery</title><style>{_CSS}</style></head><body>",
-         f"<h1>guilab: the seeds' tables and figures, reproduced</h1><p>{html.escape(head)} · <a href='manifest.json'>manifest.json</a></p>"]
-    M = ["# guilab: the seeds' tables and figures, reproduced", "", head + " · [manifest.json](manifest.json)", ""]
-    sections = [(f"{s['system']} — seed {s['seed']}", s["items"]) for s in g["seeds"]] + [("guilab's own analyses", g.get("extras", []))]
-    for title, items in sections:
-        H.append(f"<h2>{html.escape(title)}</h2>")
-        M += [f"## {title}", "", "| item | status | artefacts | run |", "|---|---|---|---|"]
+            f"{stages_commit_text(man)}")
+    E = html.escape
+    labels = _claim_labels(g)
+    counts = (claim_counts(df) if len(df) else pd.DataFrame(0, index=[], columns=[*VERDICTS, "total"])).reindex(list(SYSTEMS), fill_value=0)
+    seeds = [(s, _slug(s["system"])) for s in g["seeds"]]
+    # --- first screen: title, header, contents, counts
+    H = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><meta name='viewport' content='width=device-width'>"
+         f"<title>guilab gallery</title><style>{_CSS}</style><script>{_JS}</script></head><body>",
+         f"<h1>guilab: the seeds' claims, tables and figures, reproduced</h1><p class='head'>{E(head)} · <a href='manifest.json'>manifest.json</a></p>",
+         "<div class='top'><nav id='contents'><b>Contents</b><ol><li><a href='#claims'>Claims per seed and verdict</a></li>"]
+    for s, sid in seeds:
+        n = int((df["system"].map(lambda x: _claims_for(x, s["system"]))).sum()) if len(df) else 0
+        H.append(f"<li><a href='#{sid}'>{E(s['system'])}</a> <span class='n'>({n} claims, {len(s['items'])} tables and figures)</span></li>")
+    H.append("<li><a href='#seed-extras'>guilab's own analyses</a></li></ol></nav>")
+    H.append("<section id='claims'><b>Claims per seed and verdict</b> "
+             "<span class='n'>(<a href='claims.md'>claims.md</a> · <a href='claims.csv'>claims.csv</a>)</span>")
+    M = ["# guilab: the seeds' claims, tables and figures, reproduced", "", head + " · [manifest.json](manifest.json)", "",
+         "## Contents", "", "- [Claims per seed and verdict](#claims-per-seed-and-verdict)"]
+    M += [f"- [{s['system']}](#{re.sub(r'[^a-z0-9_ -]', '', (s['system'] + ' — seed ' + s['seed']).lower()).replace(' ', '-')})" for s, _ in seeds]
+    M += ["- [guilab's own analyses](#guilabs-own-analyses)", "", "## Claims per seed and verdict", ""]
+    if not len(df): H.append("<p>The claims ledger holds no claims.</p>"); M += ["The claims ledger holds no claims.", ""]
+    cols = list(counts.columns)
+    H.append("<table class='counts'><thead><tr><th>seed</th>" + "".join(
+        f"<th class='{VERDICT_CLASS.get(c, '')}'>{E(c)}</th>" for c in cols) + "</tr></thead><tbody>")
+    for sysname, row in counts.iterrows():
+        sid = next((sid for s, sid in seeds if _claims_for(sysname, s["system"])), "claims")
+        H.append(f"<tr><td><a href='#{sid}'>{E(sysname)}</a></td>" + "".join(
+            f"<td class='{VERDICT_CLASS.get(c, '') if row[c] and c != 'total' else ''}'>{int(row[c])}</td>" for c in cols) + "</tr>")
+    tot = counts.sum()
+    H.append("<tr><td><b>all</b></td>" + "".join(f"<td><b>{int(tot[c])}</b></td>" for c in cols) + "</tr></tbody></table>")
+    M += ["| seed | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    M += [f"| {sysname} | " + " | ".join(str(int(row[c])) for c in cols) + " |" for sysname, row in counts.iterrows()]
+    M += ["| **all** | " + " | ".join(f"**{int(tot[c])}**" for c in cols) + " |", ""]
+    rule = ("A claim is <i>shown</i> when this run's 95 % interval (or a two-sided test, p &lt; 0.05) supports the seed's "
+            "direction, <i>reversed</i> when it supports the opposite, <i>not shown</i> otherwise; <i>not testable here</i> "
+            "names the model, data or hardware missing. The data label beside each artefact says where the data came from; "
+            "the verdict says whether the effect appeared.")
+    H.append(f"<p class='n'>{rule}</p></section></div>")
+    M += [re.sub(r"</?i>", "*", rule).replace("&lt;", "<"), ""]
+    errors = df[df["verdict"] == "error"] if len(df) else df
+    if len(errors):
+        H.append(f"<p class='v-error'>{len(errors)} claim(s) could not be judged (verdict error): "
+                 + E(", ".join(errors["id"])) + "</p>")
+        M += [f"**{len(errors)} claim(s) could not be judged (verdict error)**: " + ", ".join(errors["id"]), ""]
+    # --- one collapsible section per seed: its claims first, then its tables and figures
+    sections = [(s["system"], f"{s['system']} — seed {s['seed']}", sid, s["items"]) for s, sid in seeds]
+    sections.append((None, "guilab's own analyses", "seed-extras", g.get("extras", [])))
+    for system, title, sid, items in sections:
+        d = df[df["system"].map(lambda x: _claims_for(x, system))] if (system and len(df)) else df.iloc[0:0]
+        vc = d["verdict"].value_counts() if len(d) else {}
+        summ = " · ".join(f"{int(vc[v])} {v}" for v in (*VERDICT_CLASS,) if v in vc) if len(d) else ""
+        H.append(f"<details class='seed' id='{sid}'><summary><h2>{E(title)}</h2> <span class='n'>"
+                 f"{f'{len(d)} claims: ' + E(summ) + ' · ' if len(d) else ''}{len(items)} tables and figures</span></summary>")
+        M += [f"## {title}", ""]
+        if len(d):
+            H.append("<h3>Claims and verdicts</h3><table class='claims'><colgroup><col style='width:34%'><col style='width:9%'>"
+                     "<col style='width:13%'><col style='width:24%'><col style='width:20%'></colgroup><thead><tr><th>claim (the seed's words below)</th>"
+                     "<th>reported</th><th>reproduced (estimate [lo, hi] or p)</th><th>verdict</th><th>artefact</th></tr></thead><tbody>")
+            M += ["### Claims and verdicts", "", "| claim | reported | reproduced (estimate [lo, hi] or p) | verdict | artefact |", "|---|---|---|---|---|"]
+            for _, r in d.iterrows():
+                a = str(r["artefact"]); lab = labels.get(a) or labels.get("nb:" + str(r["notebook"]), "")
+                link = f"<a href='{E(a)}'>{E(a)}</a>" if (out/a).is_file() else f"{E(a)} <span class='missing'>(not written)</span>"
+                H.append(f"<tr id='claim-{E(str(r['id']))}'><td><b>{E(str(r['id']))}</b>: {E(str(r['claim']))}"
+                         f"<span class='q' lang='zh-Hans'>“{E(str(r['quote']))}” — {E(str(r['section']))}</span></td>"
+                         f"<td>{E(str(r['reported']))}</td><td>{E(_stat_text(r))}</td>"
+                         f"<td class='{VERDICT_CLASS.get(r['verdict'], '')}'><b>{E(str(r['verdict']))}</b><span class='why'>{E(str(r['reason']))}</span></td>"
+                         f"<td>{link}<span class='label'>{E(lab)}</span></td></tr>")
+                v = f"**{r['verdict']}**" if r["verdict"] == "error" else r["verdict"]
+                M.append((f"| {r['id']}: {r['claim']} | {r['reported']} | {_stat_text(r)} | {v} ({r['reason']}) | "
+                          + (f"[{a}]({a})" if (out/a).is_file() else f"{a} (not written)") + (f"; {lab}" if lab else "") + " |")
+                         .replace("\n", " "))
+            H.append("</tbody></table>"); M.append("")
+        H.append("<h3>Tables and figures</h3>" if system else "")
+        M += ["### Tables and figures" if system else "", "", "| item | status | artefacts | run |", "|---|---|---|---|"]
         for it in items:
             st = _item_state(it, out, runs, man.get("params_file", ""))
-            H.append(f"<div class='item {it.get('status', '')}'><h3>{html.escape(it['item'])}: {html.escape(it.get('title', ''))}</h3>"
-                     f"<p class='st'><b>{html.escape(st['state'])}</b>{' · ' + html.escape(st['run']) if st['run'] else ''}</p>")
-            if st["missing"] and st["present"]: H.append(f"<p class='missing'>missing: {html.escape(', '.join(st['missing']))}</p>")
+            mine = d[d["artefact"].isin(it.get("artefacts", []))] if len(d) else d
+            vtxt = (" · claims: " + ", ".join(f"<a href='#claim-{E(str(c))}'>{E(str(c))}</a> <span class='{VERDICT_CLASS.get(v, '')}'>{E(str(v))}</span>"
+                                              for c, v in zip(mine["id"], mine["verdict"]))) if len(mine) else ""
+            H.append(f"<div class='item {it.get('status', '')}'><h3>{E(it['item'])}: {E(it.get('title', ''))}</h3>"
+                     f"<p class='st'><b>{E(st['state'])}</b>{' · ' + E(st['run']) if st['run'] else ''}{vtxt}</p>")
+            if st["missing"] and st["present"]: H.append(f"<p class='missing'>missing: {E(', '.join(st['missing']))}</p>")
             H += [_html_artefact(out, a) for a in st["present"]]
             H.append("</div>")
             links = ", ".join(f"[{a}]({a})" for a in st["present"]) or "—"
             M.append(f"| {it['item']}: {it.get('title', '')} | {st['state']} | {links} | {st['run'] or '—'} |".replace("\n", " "))
-        M.append("")
+        H.append("</details>"); M.append("")
     H.append("</body></html>")
     return atomic_write(out/"index.html", "\n".join(H)), atomic_write(out/"README.md", "\n".join(M))
+
+# %% ../../nbs/02_reproduce.ipynb #b81d4c2e
+README_CLAIMS_BEGIN = "<!-- claims:begin"
+README_CLAIMS_END = "<!-- claims:end -->"
+
+def readme_claims_block(claims_csv: str | os.PathLike,   # a run's claims.csv (`guilab.claims.collect_claims`)
+                       ) -> str:
+    "The README's count of claims: the total and per verdict in one sentence, then the table per seed and verdict."
+    import pandas as pd
+    from guilab.claims import claim_counts
+    df = pd.read_csv(claims_csv, dtype=str, keep_default_na=False)
+    if not len(df): return f"`{Path(claims_csv).name}` holds no claims."
+    n = claim_counts(df); tot = n.sum()
+    verdicts = [c for c in n.columns if c != "total"]
+    lines = [f"**{int(tot['total'])} claims** in the run of record (`figures/claims.csv`): "
+             + ", ".join(f"{int(tot[v])} {v}" for v in verdicts) + ".", "",
+             "| seed | " + " | ".join(n.columns) + " |", "|---|" + "---:|" * len(n.columns)]
+    lines += [f"| {s} | " + " | ".join(str(int(r[c])) for c in n.columns) + " |" for s, r in n.iterrows()]
+    lines.append("| all | " + " | ".join(str(int(tot[c])) for c in n.columns) + " |")
+    return "\n".join(lines)
+
+def update_readme_claims(readme: str | os.PathLike = "README.md",           # the project's README
+                         claims_csv: str | os.PathLike = "figures/claims.csv",  # the run of record's claims
+                        ) -> Path:
+    """Rewrite the README's block between `README_CLAIMS_BEGIN` and `README_CLAIMS_END` with `readme_claims_block`
+    (run after the figures of record are regenerated; `tests/test_readme.py` checks that the two agree)."""
+    readme = Path(readme); t = readme.read_text(encoding="utf-8")
+    i, j = t.find(README_CLAIMS_BEGIN), t.find(README_CLAIMS_END)
+    if i < 0 or j < i: raise ValueError(f"{readme}: no block {README_CLAIMS_BEGIN} ... {README_CLAIMS_END}")
+    i = t.index("-->", i) + 3
+    return atomic_write(readme, t[:i] + "\n" + readme_claims_block(claims_csv) + "\n" + t[j:])
 
 # %% ../../nbs/02_reproduce.ipynb #cdeb2ca8
 def _param_files(tree) -> list[str]:
@@ -257,10 +464,12 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
               progress: bool = True,                             # progress bars
               force: bool = False,                               # run every selected notebook even when its stage is reusable
               gallery: bool = True,                              # write out_dir/index.html and README.md (`write_gallery`)
+              claims: str | os.PathLike | None = None,           # the claims ledger (default: params/claims.yaml)
              ) -> dict:
     """Run the selected reproduction notebooks and write the manifest after each one. A stage whose `stage_key` and
     outputs match the previous manifest is reused (not run; its entry is kept with `reused: true`). Returns
-    `{'failed': [...], 'results': {...}, 'reused': [...], 'manifest': path}`."""
+    `{'failed': [...], 'results': {...}, 'reused': [...], 'manifest': path, 'claim_errors': [...]}`
+    (claims whose verdict is `error`, each printed: the table or row they need was not written)."""
     from tqdm.auto import tqdm
     root = project_root()
     params = Path(params) if Path(params).is_absolute() or Path(params).exists() else root/params
@@ -309,6 +518,16 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         tqdm.write(f"{'✓' if r['status'] == 'ok' else '✗'} {name} ({r['seconds']} s){': ' + r['error'] if r['error'] else ''}")
         save()   # after every stage: a killed run keeps what it finished
     save()
-    if gallery: write_gallery(out)
+    claim_errors = []
+    if gallery:
+        write_gallery(out, claims=claims)
+        import pandas as pd
+        cl = pd.read_csv(out/"claims.csv", dtype=str, keep_default_na=False)
+        claim_errors = cl[cl["verdict"] == "error"][["id", "notebook", "reason"]].to_dict("records")
+        for c in claim_errors:   # each claim of a notebook this folder holds a run of; the others counted in one line
+            if c["notebook"] in entries: tqdm.write(f"✗ claim {c['id']} ({c['notebook']}): error: {c['reason']}")
+        if (k := sum(c["notebook"] not in entries for c in claim_errors)):
+            tqdm.write(f"✗ {k} claims of notebooks never run into {out} could not be judged (error; see claims.csv)")
     failed = [n for n, r in results.items() if r["status"] != "ok"]
-    return {"failed": failed, "results": results, "reused": [n for n in nbs if n not in todo], "manifest": mpath}
+    return {"failed": failed, "results": results, "reused": [n for n in nbs if n not in todo], "manifest": mpath,
+            "claim_errors": claim_errors}
