@@ -1,4 +1,4 @@
-"""Import layers (DESIGN §1): the import-linter contracts in pyproject.toml hold for lib/guilab, they catch a cycle,
+"""Import layers (README (Architecture)): the import-linter contracts in pyproject.toml hold for lib/guilab, they catch a cycle,
 an upward import and an unplaced part in a toy package, and the README's architecture table says what they say."""
 import os, re, subprocess, sys, tomllib
 from pathlib import Path

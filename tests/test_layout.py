@@ -1,4 +1,4 @@
-"""The workbook's shape (DESIGN §1, §3): layout, parameters cells, the CLI, importability from anywhere."""
+"""The workbook's shape (README (Architecture; Evaluate an agent on every benchmark)): layout, parameters cells, the CLI, importability from anywhere."""
 import json, subprocess, sys, tomllib
 from pathlib import Path
 from conftest import ROOT, GUILAB

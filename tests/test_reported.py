@@ -158,6 +158,22 @@ def test_quotes_in_seed(name, seeds):
 
 
 ENGLISH_UNNUMBERED = {"Abstract": ("摘要",), "Introduction": ("引言",), "Conclusion": ("结论",)}
+# English labels of the seeds' unnumbered headings (read off the seeds by hand): the label must translate a heading
+# the seed has, so a label that names no part of the seed still fails
+ENGLISH_HEADINGS = {
+    "Main contributions": "主要贡献", "Evaluation results": "评测结果", "Observation trajectories": "观察轨迹",
+    "Evaluation protocol, metrics and trajectory selection": "评测协议、指标口径与轨迹选取",
+    "ScreenSpot-Pro: domains and target types": "ScreenSpot-Pro：领域与目标类型",
+    "ScreenSpot-Pro: samples and text / icon accuracy of all 26 applications": "全部 26 个应用的样本数与文本／图标准确率",
+    "PerceptionBench: ten visual-perception categories": "PerceptionBench：十类视觉感知任务",
+    "Combining evidence from different regions": "综合不同区域的证据",
+    "Transferring observation to high-resolution VQA": "将观察能力迁移到高分辨率视觉问答",
+    "Multi-turn zoom-in observation protocol": "多轮放大观察协议", "Training: GRPO on crop trajectories": "训练：基于裁剪轨迹的 GRPO",
+    "Evaluation: fixed protocol and local serving": "评测：固定协议与本地服务",
+    "Training data and rollout records": "训练数据与 rollout 记录", "Repository structure": "仓库结构",
+    "Run and release scripts": "运行与发布脚本", "Data and scope of use": "数据与使用范围",
+    "VLAA-GUI's three helpers (lay summary)": "VLAA-GUI 的三大“超级助手”",
+}
 
 
 def section_in_seed(section: str, text: str) -> bool:
@@ -167,8 +183,9 @@ def section_in_seed(section: str, text: str) -> bool:
     if collapse(section) in text:
         return True
     m = re.match(r"\s*(?:§\s*|Appendix\s+)?([A-Z]?\d+(?:\.\d+)*|[A-Z](?=\b))", section)
-    if m and re.search(r"(?:^|\s|附录)\s*" + re.escape(m.group(1)) + r"\s+\S", text):   # texts are whitespace-collapsed
+    if m and re.search(r"(?:^|\s|附录)\s*" + re.escape(m.group(1)) + r"\.?\s+\S", text):   # texts are whitespace-collapsed
         return True
+    if section in ENGLISH_HEADINGS: return collapse(ENGLISH_HEADINGS[section]) in text
     return any(section.startswith(k) and any(h in text for h in hs) for k, hs in ENGLISH_UNNUMBERED.items())
 
 
@@ -180,6 +197,7 @@ def test_section_labels_in_english_name_a_seed_heading():
     assert not section_in_seed("4.7 Nowhere", text)
     assert not section_in_seed("14 Nowhere", text)
     assert not section_in_seed("Conclusion", text)
+    assert section_in_seed("4. Results", "x 4. 实验结果 (Results) y") and not section_in_seed("Main contributions", text)
 
 
 SAMPLE = {  # values read off the seeds by hand

@@ -623,7 +623,7 @@ class BrowserEnv(gym.Env):
     `truncated` after `max_steps` (None: never, the caller limits the steps). `info`: `{"step", "ok", "feedback",
     "refused" (reason or None), "ended_by" ("done"|"fail"|None), "workspace"}`; at reset also
     `info["privileged"] = {"task": task}` (`guilab.agents.base.PRIVILEGED`: the reference solution, the checker
-    and the authored criteria are for scoring and privileged agents only, DESIGN §8). Malformed actions are
+    and the authored criteria are for scoring and privileged agents only, README (What an agent may see)). Malformed actions are
     answered with `ok=False` and feedback (never raise). Call `close()` to stop the browser and the server."""
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
 

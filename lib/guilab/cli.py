@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--no-pin", action="store_true", help="do not pin to one CPU core")
     b.add_argument("--out", default="figures/perf.md", help="output markdown file")
     b.set_defaults(func=_cmd_perf)
-    s = sub.add_parser("schema", help="write the JSON schemas of guilab's records (DESIGN §2) as <Record>.schema.json files")
+    s = sub.add_parser("schema", help="write the JSON schemas of guilab's records (README (Records, geometry and categories)) as <Record>.schema.json files")
     s.add_argument("--out", required=True, help="output folder")
     s.set_defaults(func=_cmd_schema)
     g = sub.add_parser("merge", help="join the shards of a run made with --shard K/N (PAGE Bench build or eval, grounding eval) into the files one machine writes")

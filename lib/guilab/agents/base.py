@@ -24,20 +24,20 @@ class Policy:
     def __call__(self, messages, tools=None) -> str: return self.act(messages, tools)
 
 PRIVILEGED = "privileged"
-"The key of an env's `info` (at reset) that holds what only scoring and oracles may read (DESIGN §8)."
+"The key of an env's `info` (at reset) that holds what only scoring and oracles may read (README (What an agent may see))."
 
 class AgentError(RuntimeError):
     """An agent or the model behind it failed (an endpoint unreachable, a model folder missing): not a reply that
-    did not parse. The harness records the episode as an error and never scores it (DESIGN §3)."""
+    did not parse. The harness records the episode as an error and never scores it (README (Evaluate an agent on every benchmark))."""
 
 class Agent:
-    """Observation → action. `reset(obs, info)` starts an episode, `act(obs)` returns a GUI action dict (DESIGN §2,
+    """Observation → action. `reset(obs, info)` starts an episode, `act(obs)` returns a GUI action dict (README (Records, geometry and categories),
     pixel coordinates are screenshot pixels), an `invalid(...)` record for a reply that could not be parsed, or
     `None` to stop. `format_errors` counts unparseable replies over the agent's life.
 
     Capabilities are attributes and methods with defaults, read by the harness and the frameworks (no `hasattr`
     probes): `privileged` — the agent is an oracle that reads the reference through `info[PRIVILEGED]` at reset
-    (DESIGN §8: every other agent gets `info` without it, and tables label privileged rows); `needs_screenshot` —
+    (README (What an agent may see): every other agent gets `info` without it, and tables label privileged rows); `needs_screenshot` —
     render screenshots into observations; `needs_anchors` — PAGE's `subtask_anchors` in observations (a privileged
     input of executors trained with it, labelled in tables); `tools` — the framework tools a manager gives it (VLAA);
     `bind(env)`, `feedback(kind, text)`, `criteria(obs)` — what a manager hands it or asks of it; `worker()` — the
@@ -101,7 +101,7 @@ def _jsonable(v):
 def _keep(x) -> bool: return not (hasattr(x, "shape") and getattr(x, "ndim", 0) >= 1) and type(x).__name__ not in ("Image",)
 
 def public_info(info: dict | None) -> dict:
-    "`info` without its privileged part (`info[PRIVILEGED]`): what a non-oracle agent may read at reset (DESIGN §8)."
+    "`info` without its privileged part (`info[PRIVILEGED]`): what a non-oracle agent may read at reset (README (What an agent may see))."
     return {k: v for k, v in (info or {}).items() if k != PRIVILEGED}
 
 def agent_is_privileged(agent) -> bool:

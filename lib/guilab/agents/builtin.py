@@ -55,4 +55,4 @@ register("stability/lexical", "guilab.stability.policies:LexicalAgent", "text-on
 register("stability/model", "guilab.stability.policies:grace_model_agent",
          "screenshot-only model behind an OpenAI-compatible endpoint (base_url, model, api_key_env, max_tokens)")
 register("stability/tiny", "guilab.stability.policies:tiny_agent", "screenshot-only local transformers model (model_dir), greedy")
-register("probe/leak", "guilab.agents.probe:LeakProbe", "DESIGN §8 leak probe: copies every coordinate and label of its observation (must score at chance)")
+register("probe/leak", "guilab.agents.probe:LeakProbe", "README (What an agent may see) leak probe: copies every coordinate and label of its observation (must score at chance)")

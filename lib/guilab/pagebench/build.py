@@ -246,7 +246,7 @@ def merge_build(out: str | os.PathLike,   # a build folder holding the shards' b
 GT_KEYS = ("type", "bbox", "point", "point2", "text", "key", "hit_range")
 
 def gt_step(step: dict) -> dict:
-    "The DESIGN §2 ground-truth part of a recorded step."
+    "The README (Records, geometry and categories) ground-truth part of a recorded step."
     return {k: step[k] for k in GT_KEYS if k in step}
 
 def eval_records(trajectories: Iterable[dict], pred: str = "oracle") -> list[dict]:
