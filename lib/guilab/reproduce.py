@@ -222,7 +222,7 @@ h1{font-size:22px;margin:.2em 0}h2{border-bottom:2px solid #0173b2;padding-botto
 img{max-width:100%;max-height:520px}table{border-collapse:collapse;font-size:12px;margin:.5em 0;display:block;overflow-x:auto;max-width:100%}
 .md h1{font-size:15px;margin:.4em 0}.not_reproducible h3{font-size:14px;margin:.2em 0}.not_reproducible p{margin:.2em 0}
 td,th{border:1px solid #ccc;padding:2px 5px;text-align:right}td:first-child,th:first-child{text-align:left}figure{margin:.5em 0}
-th{max-width:7em;vertical-align:bottom;overflow-wrap:anywhere}td{white-space:nowrap}td:first-child{white-space:normal;min-width:10em;max-width:20em}
+th{max-width:7em;vertical-align:bottom;overflow-wrap:anywhere}td{white-space:nowrap}td:first-child{white-space:normal;min-width:10em;max-width:20em}td:last-child:not(:first-child){white-space:normal;min-width:8em}
 .head{color:#444}.top{display:flex;gap:3em;flex-wrap:wrap;align-items:flex-start}.top ol{margin:.2em 0;padding-left:1.4em}
 table.claims{display:table;width:100%;table-layout:fixed}table.claims td{white-space:normal;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 table.claims th{max-width:none;text-align:left}table.claims td:first-child{max-width:none;min-width:0}
@@ -239,6 +239,10 @@ details.seed{border-bottom:2px solid #0173b2;margin:.6em 0}.n{font-size:13px;col
 _JS = """function openTarget(){var t=location.hash&&document.getElementById(decodeURIComponent(location.hash.slice(1)));
 for(var e=t;e;e=e.parentElement){if(e.tagName==='DETAILS')e.open=true;}if(t)t.scrollIntoView();}
 window.addEventListener('hashchange',openTarget);window.addEventListener('load',openTarget);"""
+
+def _lang(text: str) -> str:
+    "` lang='zh-Hans'` for a quote in Chinese (a CJK font draws it), nothing for one in another language."
+    return " lang='zh-Hans'" if re.search(r"[\u3400-\u9fff]", text) else ""
 
 def _slug(s: str) -> str:
     return "seed-" + re.sub(r"[^a-z0-9]+", "-", s.lower()).strip("-")
@@ -345,7 +349,7 @@ def write_gallery(out: str | os.PathLike,            # the output folder of a ru
                 a = str(r["artefact"]); lab = labels.get(a) or labels.get("nb:" + str(r["notebook"]), "")
                 link = f"<a href='{E(a)}'>{E(a)}</a>" if (out/a).is_file() else f"{E(a)} <span class='missing'>(not written)</span>"
                 H.append(f"<tr id='claim-{E(str(r['id']))}'><td><b>{E(str(r['id']))}</b>: {E(str(r['claim']))}"
-                         f"<span class='q' lang='zh-Hans'>“{E(str(r['quote']))}” — {E(str(r['section']))}</span></td>"
+                         f"<span class='q'{_lang(str(r['quote']))}>“{E(str(r['quote']))}” — {E(str(r['section']))}</span></td>"
                          f"<td>{E(str(r['reported']))}</td><td>{E(_stat_text(r))}</td>"
                          f"<td class='{VERDICT_CLASS.get(r['verdict'], '')}'><b>{E(str(r['verdict']))}</b><span class='why'>{E(str(r['reason']))}</span></td>"
                          f"<td>{link}<span class='label'>{E(lab)}</span></td></tr>")
