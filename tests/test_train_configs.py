@@ -116,10 +116,11 @@ def test_trl_defaults_for_this_cpu_are_unchanged():
 # computed with the code of commit c4f1148 (before guilab.train.settings), base "runs/x/base-0000000000000000",
 # data digest "d" * 16: the keys hash the params mappings, so a change here means every checkpoint of these params
 # retrains. If params/default.yaml or params/full.yaml's train section changed on purpose, recompute them.
-KEYS = {("default", 0): ("copywarm-adc2518b86e46e22", {"sft": "8030b9d5a3a84277", "prompts": "b5f63c0d34a6dc64",
-                         "full": "e7952b1aea9de3d2", "no_param": "410545915c26726c", "no_type": "9d8e44d5735f1f70"}),
-        ("default", 1): ("copywarm-a2f25cf8fca83dc7", {"sft": "5ebeba4d0328b36f", "prompts": "49c5f2148b3f6653",
-                         "full": "4bd225d69d8d2b6f", "no_param": "7168beeb9d7f5e29", "no_type": "e5806b9fc1e6f818"}),
+# default recomputed for issue 36 (copy warm-up caps 600 + 300 and project_share 0.25: every default checkpoint retrains).
+KEYS = {("default", 0): ("copywarm-eb65f13c4cd52df9", {"sft": "f8784d247ad06d27", "prompts": "0c3f08dcbefa8f1a",
+                         "full": "ea57005fd064bcb0", "no_param": "45c77672b1147683", "no_type": "b87a894be2cf6591"}),
+        ("default", 1): ("copywarm-b53fc868532353d2", {"sft": "356a80837e93a4c7", "prompts": "2d4d326e1d9e8092",
+                         "full": "a1cfbb634f2c0ce0", "no_param": "9f9557a3e04a403b", "no_type": "3b2d198193ed9e4c"}),
         ("full", 0): ("base-0000000000000000", {"sft": "fc2d0e56afd634f2", "prompts": "c99e76723b812aa1",
                       "full": "11f73b3c89f01e11", "no_param": "a1558ff9cabfdaaa", "no_type": "7ba52d5a1582d8cf"})}
 

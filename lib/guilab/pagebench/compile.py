@@ -17,9 +17,9 @@ from ..geo.canvas import GeoGUI, TOOLS, INPUT_KINDS, find_tool
 from ..regions import point_in_box
 
 # %% auto #0
-__all__ = ['build_reference', 'construction_graph', 'subtask_order', 'depths', 'rename_labels', 'rename', 'ToolRoute',
-           'tool_route', 'click_spots', 'subtask_anchors', 'algebra_plan', 'tool_plans', 'matches_reference',
-           'CompiledSubtask', 'compile_subtask', 'compile_problem']
+__all__ = ['SUBTASK_KINDS', 'build_reference', 'construction_graph', 'subtask_order', 'depths', 'rename_labels', 'rename',
+           'ToolRoute', 'tool_route', 'click_spots', 'subtask_anchors', 'canvas_view', 'subtask_kind', 'algebra_plan',
+           'tool_plans', 'matches_reference', 'CompiledSubtask', 'compile_subtask', 'compile_problem']
 
 # %% ../../../nbs/pagebench/01_compile.ipynb #1498241e
 def build_reference(commands: list[str]) -> tuple[Construction, list[list[str]]]:
@@ -173,11 +173,9 @@ def subtask_anchors(gui: GeoGUI,          # the GUI as it is now (its canvas is 
                    ) -> list[tuple[str, tuple[float, float]]]:
     """`[(label, (x, y)), ...]` in screenshot pixels: each object the subtask's arguments name (as the subtask
     names it), in order of first mention, that the canvas has under `mapping` and a click can select (its best
-    `click_spots` spot), then `("new", (x, y))` when evaluating the subtask (renamed through `mapping`) on a copy
-    of the current construction makes exactly one defined point inside the canvas. With a `mapping`, a label it
-    lacks has no anchor (the canvas may use that name for another object). A subtask that does not parse, or names
-    objects the canvas lacks, gives the anchors that can be read (possibly none) and raises nothing. `new` is the
-    kernel's own value of the point: for a free point or a crossing it is exactly where the reference clicks."""
+    `click_spots` spot). Never the object the subtask creates (no `new` anchor: see above). With a `mapping`, a
+    label it lacks has no anchor (the canvas may use that name for another object). A subtask that does not parse,
+    or names objects the canvas lacks, gives the anchors that can be read (possibly none) and raises nothing."""
     try: _, body, _, _, _ = parse_command(subtask)
     except GeoCommandError: return []
     look = (lambda l: l) if mapping is None else mapping.get
@@ -189,18 +187,27 @@ def subtask_anchors(gui: GeoGUI,          # the GUI as it is now (its canvas is 
         if g is None or g not in gui.construction.objects: continue
         spots = click_spots(gui, g)
         if spots: out.append((l, tuple(float(v) for v in spots[0])))
-    c = gui.construction.copy()
-    if mapping is not None:
-        names = {m.group(1) for m in _IDENT.finditer(body) if m.group(1)}
-        if any(n not in mapping and n in c.objects for n in names): return out   # a name the canvas uses for another object
-        body = rename_labels(body, mapping)
-    try: made = c.add(body)      # the body only: the output label may already be taken on the agent's canvas
-    except (GeoCommandError, ValueError, KeyError): made = []
-    pts = [l for l in made if c.objects[l].kind == "point" and c.objects[l].defined]
-    if len(made) == 1 and len(pts) == 1:
-        px, py = gui.world_to_pixel(*c.coords(pts[0]))
-        if point_in_box(px, py, gui.widget_bbox("canvas")): out.append(("new", (float(px), float(py))))
     return out
+
+# %% ../../../nbs/pagebench/01_compile.ipynb #8aa8025d
+def canvas_view(gui: GeoGUI) -> dict:
+    """`{'window': {'xmin', 'xmax', 'ymin', 'ymax'}, 'canvas': [x0, y0, x1, y1]}`: the world window the canvas shows
+    (world coordinates, `gui.view.visible()`) and the canvas's box (screenshot pixels, its pixel edges: half a pixel
+    beyond the outer pixel centres, as `visible` counts them). A world point (x, y) is at pixel
+    (x0 + (x - xmin) / (xmax - xmin) (x1 - x0), y1 - (y - ymin) / (ymax - ymin) (y1 - y0)) (the test below)."""
+    v = gui.view.visible(); x1, y1, x2, y2 = gui.widget_bbox("canvas")
+    return {"window": {k: float(v[k]) for k in ("xmin", "xmax", "ymin", "ymax")},
+            "canvas": [x1 - 0.5, y1 - 0.5, x2 + 0.5, y2 + 0.5]}
+
+SUBTASK_KINDS = ("projection", "crossing", "selection", "typed")
+
+def subtask_kind(route: str) -> str:
+    """What a subtask's route asks of the executor (see above), from a build's `route` (`tool:<name>` or `algebra`):
+    `tool:Point` → `projection`, `tool:Intersect` → `crossing`, another tool → `selection`, `algebra` → `typed`.
+    Raises `ValueError` for another route."""
+    if route == "algebra": return "typed"
+    if not str(route).startswith("tool:"): raise ValueError(f"a route is 'tool:<name>' or 'algebra', got {route!r}")
+    return {"Point": "projection", "Intersect": "crossing"}.get(route[5:], "selection")
 
 # %% ../../../nbs/pagebench/01_compile.ipynb #49b4839a
 def _ctr(b): return ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)

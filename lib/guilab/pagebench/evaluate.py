@@ -15,10 +15,10 @@ from ..agents.base import Agent, as_agent, run_episode, PRIVILEGED
 from ..bench import Benchmark
 from .build import gt_step
 from .metrics import score, otc_detail, frs, overall
-from .compile import subtask_anchors
+from .compile import subtask_anchors, canvas_view
 
 # %% auto #0
-__all__ = ['MODES', 'PageTaskEnv', 'run_problem', 'default_build', 'PageBench', 'page_metrics', 'page_records']
+__all__ = ['MODES', 'PageTaskEnv', 'run_problem', 'default_build', 'PageBench', 'page_metrics', 'page_records', 'kind_scores']
 
 # %% ../../../nbs/pagebench/05_evaluate.ipynb #18e0c437
 MODES = ("closed_loop", "teacher_forced")
@@ -78,6 +78,7 @@ class PageTaskEnv(gym.Env):
         o = {**pub, "instruction": t["task"], "subtask": t["task"], "step": len(pred),
              "history": list(self._ref_hist) if self.mode == "teacher_forced" else list(pred),
              "screenshot": self.gui.screenshot() if self.render_screens else None, "task_index": self._ti}
+        o["view"] = canvas_view(self.gui)   # the world window and the canvas box (a user sees the axes)
         if self.anchors: o["anchors"] = subtask_anchors(self.gui, t["task"], self.label_map())
         if self.mode == "teacher_forced": o["teacher_forced"] = True
         return o
@@ -209,3 +210,25 @@ def page_records(out) -> list[dict]:
     "The PAGE evaluation records (README (Records, geometry and categories)) of a finished `guilab.bench.evaluate` run of `PageBench` in `out`, in task order."
     from guilab.bench import read_episodes
     return [e["episode"]["record"] for e in read_episodes(out)]
+
+# %% ../../../nbs/pagebench/05_evaluate.ipynb #2ecfab09
+def kind_scores(records: list[dict],   # evaluation records (one per problem, tasks in build order)
+                trajs: list[dict],     # the evaluated build's trajectories (each task's `route`)
+               ) -> "pd.DataFrame":
+    """AA, PA, SSR and TSR ×100 (micro over subtasks) by subtask kind (index: `projection`, `crossing`, `selection`,
+    `typed`, the kinds present), with `tasks` (subtasks with reference steps) and `steps`. Raises `KeyError` for a record
+    whose problem is not in `trajs` and `ValueError` when a record's tasks do not line up with its trajectory's."""
+    import numpy as np, pandas as pd
+    from guilab.pagebench.metrics import task_metrics
+    from guilab.pagebench.compile import subtask_kind, SUBTASK_KINDS
+    by_id = {t["id"]: t for t in trajs}; acc, steps = {}, {}
+    for r in records:
+        ts = by_id[r["id"]]["tasks"]
+        if [k["task"] for k in ts] != [k["task"] for k in r["tasks"]]: raise ValueError(f"{r['id']}: the record's tasks are not the trajectory's")
+        for k, x in zip(ts, r["tasks"]):
+            if not x["gt"]: continue
+            m = task_metrics(x["gt"], x["pred"]); kd = subtask_kind(k["route"])
+            acc.setdefault(kd, []).append([m[q] for q in ("AA", "PA", "SSR", "TSR")]); steps[kd] = steps.get(kd, 0) + len(x["gt"])
+    rows = {k: {"tasks": len(v), "steps": steps[k], **dict(zip(("AA", "PA", "SSR", "TSR"), (100 * np.array(v, float).mean(0)).round(2)))}
+            for k, v in acc.items()}
+    return pd.DataFrame.from_dict(rows, orient="index").reindex([k for k in SUBTASK_KINDS if k in rows])

@@ -60,7 +60,8 @@ class PagerAgent(Agent):
         "What an evaluation output records about this agent: planner, executor, its grammar and the policy (never a key)."
         d = {"planner": self.planner, "executor": type(self.executor).__name__}
         if self.policy is not None: d["policy"] = policy_info(self.policy)
-        if isinstance(self.executor, PolicyExecutor): d["loc_bins"], d["anchors"] = self.executor.loc_bins, self.executor.anchors
+        if isinstance(self.executor, PolicyExecutor):
+            d["loc_bins"], d["anchors"], d["inputs"] = self.executor.loc_bins, self.executor.anchors, self.executor.inputs
         return d
     def reset(self, obs=None, info=None):
         "Plan the problem of this episode: from the reference construction (oracle) or from its public text (model)."
@@ -68,7 +69,7 @@ class PagerAgent(Agent):
         ref = info.get(PRIVILEGED) or {}
         if self.privileged and not ref: raise ValueError("this PagerAgent reads the reference (oracle planner or scripted executor) but got none")
         self._pid, self._task, self._done, self._traj = info.get("id"), -1, [], ref.get("trajectory")
-        if self.planner == "oracle": self.plans[self._pid] = oracle_plan(ref["problem"])
+        if self.planner == "oracle": self.plans[self._pid] = oracle_plan(ref["problem"], self._traj)
         else:
             pub = SimpleNamespace(id=self._pid, text=info.get("problem_text", ""), window=info.get("window", {}),
                                   extra={"givens": list(info.get("givens") or [])})
@@ -81,7 +82,10 @@ class PagerAgent(Agent):
         if self._task >= len(plan): self._subtask = None; return {"type": "done"}
         self._subtask = plan[self._task]
         if isinstance(self.executor, ScriptedExecutor): a = self.executor.step_ref(self._traj["tasks"][obs["task_index"]]["steps"], obs["step"])
-        else: a = self.executor.step(self._subtask, obs.get("screenshot"), obs["history"], self._done, obs.get("anchors"))
+        else:
+            routes = self.plans[self._pid].routes
+            a = self.executor.step(self._subtask, obs.get("screenshot"), obs["history"], self._done, obs.get("anchors"),
+                                   routes[self._task] if self._task < len(routes) else None, obs.get("view"))
         return {"type": "done"} if a is None else a
 
 # %% ../../../nbs/pager/02_agent.ipynb #mdlag02

@@ -23,6 +23,11 @@ class PolicyExecutor:
     subtask's objects (`guilab.pagebench.compile.subtask_anchors`, in the same grammar); `step` then raises
     `ValueError` when it is given none, rather than silently prompting a model with an input it was not trained on."""
     needs_screenshot = True
+    @property
+    def inputs(self) -> list[str]:
+        "What this executor reads (for table notes; README (What an agent may see)): never the created point's pixel."
+        return ["screenshot", "subtask", "route", "view (world window, canvas box)", "completed subtasks", "actions so far"] + \
+               (["set-of-mark positions of objects on the canvas (environment-aware)"] if self.anchors else [])
     def __init__(self, policy,                   # a Policy: act(messages) -> str
                  loc_bins: int | None = None,    # location bins per axis (None: `policy.loc_bins`, else 0 = pixels)
                  anchors: bool | None = None):   # read anchors (None: `policy.grammar.anchors`; checked against a local model folder)
@@ -42,6 +47,8 @@ class PolicyExecutor:
              history: list,               # this subtask's actions so far (dicts or raw strings)
              done: list[str] = (),        # completed subtasks
              anchors: list | None = None, # [(label, (x, y)), ...] screenshot pixels, when the executor reads anchors
+             route: str | None = None,    # the planner's route for the subtask ("tool:<name>" or "algebra")
+             view: dict | None = None,    # the view (`guilab.pagebench.compile.canvas_view`)
             ):
         img = Image.fromarray(screenshot) if isinstance(screenshot, np.ndarray) else screenshot
         size = img.size if img is not None else (1280, 800)
@@ -49,7 +56,7 @@ class PolicyExecutor:
         hist = [format_action(a, loc) if isinstance(a, dict) else str(a) for a in history]
         inline = bool(getattr(self.policy, "accepts_images", False))   # a local policy takes the image itself: no PNG round trip
         if self.anchors and anchors is None: raise ValueError("this executor reads anchors (its model was trained with them): pass anchors=subtask_anchors(gui, subtask, label_map) (guilab.pagebench.compile)")
-        prompt = executor_prompt(subtask, list(done), hist, size, list(anchors) if self.anchors else None, loc)
+        prompt = executor_prompt(subtask, list(done), hist, size, list(anchors) if self.anchors else None, loc, route, view)
         msg = user_message(prompt, [img] if img is not None else [], inline=inline)
         reply = self.policy.act([msg]); self.calls += 1
         a = parse_action(reply, loc)

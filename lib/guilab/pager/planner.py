@@ -11,12 +11,12 @@ import networkx as nx
 
 from ..core import Problem
 from ..geo.kernel import Construction, GeoCommandError, parse_command
-from ..pagebench.compile import construction_graph, subtask_order
+from ..pagebench.compile import construction_graph, subtask_order, build_reference, tool_route
 from ..agents.messages import user_message
 from .prompts import planner_prompt
 
 # %% auto #0
-__all__ = ['Plan', 'plan_from_commands', 'oracle_plan', 'parse_plan', 'model_plan']
+__all__ = ['Plan', 'planned_routes', 'plan_from_commands', 'oracle_plan', 'parse_plan', 'model_plan']
 
 # %% ../../../nbs/pager/00_planner.ipynb #232a6ba8
 @dataclass
@@ -28,17 +28,34 @@ class Plan:
     source: str = "oracle"                         # "oracle" or "model"
     errors: list = field(default_factory=list)     # format errors (text and reason)
     reply: str | None = None                       # the model's raw reply
+    routes: list = field(default_factory=list)     # each subtask's route, in `subtasks` order: "tool:<name>" or "algebra"
     @property
     def subtasks(self) -> list[str]: return [self.commands[i] for i in self.order]
 
-def plan_from_commands(commands: list[str], source: str = "oracle", errors=None, reply=None) -> Plan:
-    "A `Plan` for commands that build in order (raises `GeoCommandError` otherwise)."
-    commands = list(commands)
-    return Plan(commands, construction_graph(commands), subtask_order(commands), source, list(errors or []), reply)
+def planned_routes(commands: list[str], order: list[int]) -> list[str]:
+    """The route a GeoGebra user takes for each command in `order`: its tool when one makes it exactly
+    (`guilab.pagebench.compile.tool_route`: a free point with the Point tool, a crossing with Intersect, ...), else
+    the algebra input. The rule the model planner states; the oracle planner states the reference build's routes."""
+    ref, made = build_reference(commands)
+    return [f"tool:{r.tool}" if (r := tool_route(ref, commands[i], made[i])) is not None else "algebra" for i in order]
 
-def oracle_plan(problem: Problem) -> Plan:
-    "The reference construction's graph and order (the oracle planner)."
-    return plan_from_commands(problem.construction, "oracle")
+def plan_from_commands(commands: list[str], source: str = "oracle", errors=None, reply=None) -> Plan:
+    "A `Plan` for commands that build in order, each subtask's route by `planned_routes` (raises `GeoCommandError` otherwise)."
+    commands = list(commands); order = subtask_order(commands)
+    return Plan(commands, construction_graph(commands), order, source, list(errors or []), reply, planned_routes(commands, order))
+
+def oracle_plan(problem: Problem,             # the problem (its reference construction)
+                trajectory: dict | None = None,  # its built trajectory: the routes the reference took (None: `planned_routes`)
+               ) -> Plan:
+    """The reference construction's graph and order (the oracle planner), each subtask named with its route: the
+    built trajectory's (`tasks[i]['route']`) when given. Raises `ValueError` when the trajectory's tasks are not the
+    plan's subtasks."""
+    p = plan_from_commands(problem.construction, "oracle")
+    if trajectory is not None:
+        ts = trajectory.get("tasks") or []
+        if [t["task"] for t in ts] != p.subtasks: raise ValueError(f"{problem.id}: the trajectory's tasks are not the oracle plan's subtasks")
+        p.routes = [t["route"] for t in ts]
+    return p
 
 # %% ../../../nbs/pager/00_planner.ipynb #4dd91ec5
 _FENCE = re.compile(r"```[a-zA-Z]*\n?(.*?)```", re.S)

@@ -6,7 +6,8 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['PLANNER_PROMPT', 'EXECUTOR_PROMPT', 'ANCHORS_LINE', 'planner_prompt', 'anchor_text', 'executor_prompt']
+__all__ = ['PLANNER_PROMPT', 'EXECUTOR_PROMPT', 'ANCHORS_LINE', 'planner_prompt', 'anchor_text', 'route_text', 'view_text',
+           'executor_prompt']
 
 # %% ../../../nbs/pager/03_prompts.ipynb #b4956f25
 PLANNER_PROMPT = """You plan a ruler-and-compass construction in a GeoGebra-style app.
@@ -19,6 +20,8 @@ Midpoint, PerpendicularLine, PerpendicularBisector, AngleBisector, Polygon, Tang
 
 EXECUTOR_PROMPT = """You operate a GeoGebra-style geometry app shown in the screenshot ({width}x{height} pixels, origin top-left).
 Current subtask: {subtask}
+Route: {route}
+View: {view}
 Completed subtasks: {done}
 Actions already taken for this subtask: {history}
 Reply with exactly one next action, one of:
@@ -41,7 +44,7 @@ It comes last, right before the reply: a 2-layer model copies a position more ea
 def anchor_text(anchors,                  # [(label, (x, y)), ...] in screenshot pixels, e.g. from `subtask_anchors`
                 loc: tuple | None = None, # (bins, width, height): write positions as `<loc_i>` tokens, as the replies do
                ) -> str:
-    "The anchors as prompt text, `c=<loc_20><loc_31>; new=<loc_32><loc_20>` (or `c=(412,300)` in whole pixels); `none` when empty."
+    "The anchors as prompt text, `c=<loc_20><loc_31>; d=<loc_32><loc_20>` (or `c=(412,300)` in whole pixels); `none` when empty."
     from guilab.agents.grammar import loc_bin
     def pos(x, y):
         if loc is None: return f"({round(x)},{round(y)})"
@@ -49,16 +52,43 @@ def anchor_text(anchors,                  # [(label, (x, y)), ...] in screenshot
         return f"<loc_{loc_bin(x, W, b)}><loc_{loc_bin(y, H, b)}>"
     return "; ".join(f"{l}={pos(*xy)}" for l, xy in anchors) or "none"
 
+def route_text(route: str | None,   # a build's route: "tool:<name>" or "algebra"; None: the planner named none
+              ) -> str:
+    "The route as the planner states it to the executor: `Intersect tool`, `input bar (type the command)`, `not given`."
+    if route is None: return "not given"
+    if route == "algebra": return "input bar (type the command)"
+    return f"{route[5:]} tool" if str(route).startswith("tool:") else str(route)
+
+def _num(v: float) -> str: return f"{round(float(v), 2):g}"
+
+def view_text(view: dict | None,          # `guilab.pagebench.compile.canvas_view`: world `window` and `canvas` box (pixels)
+              loc: tuple | None = None,   # (bins, width, height): the canvas corners as `<loc_i>` tokens (None: whole pixels)
+             ) -> str:
+    """The view as text: `x from -5 to 5, y from -3.13 to 3.13 in the canvas <loc_6><loc_11> to <loc_127><loc_127>`
+    (world numbers to 2 decimals; the corners in the reply's grammar); `not given` for None."""
+    if view is None: return "not given"
+    from guilab.agents.grammar import loc_bin
+    def pos(x, y):
+        if loc is None: return f"({round(x)},{round(y)})"
+        b, W, H = loc
+        return f"<loc_{loc_bin(x, W, b)}><loc_{loc_bin(y, H, b)}>"
+    w, (x0, y0, x1, y1) = view["window"], view["canvas"]
+    return (f"x from {_num(w['xmin'])} to {_num(w['xmax'])}, y from {_num(w['ymin'])} to {_num(w['ymax'])} "
+            f"in the canvas {pos(x0, y0)} to {pos(x1, y1)}")
+
 def executor_prompt(subtask: str,              # the subtask (a GeoGebra command)
                     done: list[str],           # completed subtasks (the last 20 are shown)
                     history: list[str],        # this subtask's actions so far (grammar strings)
                     size: tuple = (1280, 800), # the screenshot's (width, height), pixels
                     anchors: list | None = None,  # anchors to show (`anchor_text`), or None: no anchors line at all
-                    loc: tuple | None = None,  # the grammar's (bins, width, height) for the anchors (None: pixels)
+                    loc: tuple | None = None,  # the grammar's (bins, width, height) for the anchors and the view (None: pixels)
+                    route: str | None = None,  # the planner's route for the subtask (`route_text`)
+                    view: dict | None = None,  # the view (`view_text`; `guilab.pagebench.compile.canvas_view`)
                    ) -> str:
-    """The executor's instruction for one step: the subtask, the completed subtasks and this subtask's actions so
-    far. With `anchors` (even an empty list) the line `ANCHORS_LINE` ends the prompt; without, the prompt is
-    exactly the one screenshot-only checkpoints were trained on."""
+    """The executor's instruction for one step: the subtask and its route as the planner writes it, the view, the
+    completed subtasks and this subtask's actions so far. With `anchors` (even an empty list) the line
+    `ANCHORS_LINE` ends the prompt. These are all the executor reads besides the screenshot (README (What an agent
+    may see)): never the pixel of the point the subtask creates."""
     p = EXECUTOR_PROMPT.format(subtask=subtask, done="; ".join(done[-20:]) or "none", history="; ".join(history) or "none",
-                               width=size[0], height=size[1])
+                               width=size[0], height=size[1], route=route_text(route), view=view_text(view, loc))
     return p if anchors is None else f"{p}\n{ANCHORS_LINE.format(anchors=anchor_text(anchors, loc))}"

@@ -13,11 +13,11 @@ from ..pager.prompts import ANCHORS_LINE
 from .settings import Settings, SettingsTypeError
 
 # %% auto #0
-__all__ = ['COPY_WARMUP_FILE', 'short_prompt', 'move_anchors', 'warmup_pairs', 'CopyWarmupSettings', 'copy_warmup_settings',
-           'copy_batch', 'loc_copy_accuracy', 'train_copy_warmup']
+__all__ = ['COPY_WARMUP_FILE', 'short_prompt', 'move_anchors', 'move_point', 'warmup_pairs', 'CopyWarmupSettings',
+           'copy_warmup_settings', 'copy_batch', 'loc_copy_accuracy', 'train_copy_warmup']
 
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #ca63831b
-_KEEP = ("Current subtask:", "Actions already taken for this subtask:")
+_KEEP = ("Current subtask:", "Actions already taken for this subtask:", "Route:", "View:")
 _ANCHOR_HEAD = ANCHORS_LINE.split("{")[0]            # "Canvas positions now (from the app): "
 
 def short_prompt(prompt: str,   # a full executor prompt that ends with the anchors line
@@ -62,6 +62,46 @@ def move_anchors(prompt: str,        # executor prompt ending with the anchors l
     x, y = moved[hits[0]][1]
     return (head + "\n" if head else "") + text, f"draw(x=<loc_{x}>, y=<loc_{y}>)"
 
+# %% ../../../nbs/train/01b_copy_warmup.ipynb #df1927fb
+_SUBPT = re.compile(r"^Current subtask: ([A-Z]\w*'*)=\(\s*(-?[\d.]+)\s*,\s*(-?[\d.]+)\s*\)$", re.M)
+_VIEW = re.compile(r"^View: x from (-?[\d.]+) to (-?[\d.]+), y from (-?[\d.]+) to (-?[\d.]+) in the canvas", re.M)
+_SIZE = re.compile(r"\((\d+)x(\d+) pixels")
+_BOXES: dict = {}
+
+def _canvas_box(W: int, H: int) -> list:
+    if (W, H) not in _BOXES:
+        from guilab.geo.canvas import GeoGUI
+        from guilab.pagebench.compile import canvas_view
+        _BOXES[W, H] = canvas_view(GeoGUI([], {"xmin": -1, "xmax": 1, "ymin": -1, "ymax": 1}, size=(W, H)))["canvas"]
+    return _BOXES[W, H]
+
+def move_point(prompt: str,         # a full executor prompt whose subtask is a free point on the Point tool route
+               completion: str,     # its reply, the draw at the point, e.g. "draw(x=<loc_3>, y=<loc_9>)"
+               bins: int,           # location bins per axis of the grammar
+               rng: random.Random,  # source of the new coordinates
+               margin: float = 8.0, # the new point's pixel stays this far inside the canvas (pixels)
+              ) -> tuple[str, str] | None:
+    """`(prompt, completion)` with the subtask's point at new world coordinates and the reply at their projection
+    through the prompt's view (see above). `None` when the prompt is not a Point-tool free point with a `View:` line
+    and a screenshot size, or the reply is not a location-token draw. Raises nothing."""
+    from guilab.agents.grammar import loc_bin
+    m, v, s = _SUBPT.search(prompt), _VIEW.search(prompt), _SIZE.search(prompt)
+    if m is None or v is None or s is None or "\nRoute: Point tool" not in prompt or not _DRAW.match(completion.strip()): return None
+    W, H = int(s.group(1)), int(s.group(2)); x0, y0, x1, y1 = _canvas_box(W, H)
+    xmin, xmax, ymin, ymax = (float(g) for g in v.groups())
+    if not (xmax > xmin and ymax > ymin): return None
+    px = lambda x: x0 + (x - xmin) / (xmax - xmin) * (x1 - x0)
+    py = lambda y: y1 - (y - ymin) / (ymax - ymin) * (y1 - y0)
+    def pick(lo, hi, f, a, b):
+        vals = [k / 2 for k in range(math.ceil(2 * lo), math.floor(2 * hi) + 1) if a + margin <= f(k / 2) <= b - margin]
+        whole = [u for u in vals if u == int(u)]
+        return rng.choice(whole if whole and rng.random() < 2 / 3 else vals) if vals else None
+    x, y = pick(xmin, xmax, px, x0, x1), pick(ymin, ymax, py, y0, y1)
+    if x is None or y is None: return None
+    num = lambda u: str(int(u)) if u == int(u) else f"{u:g}"
+    line = f"Current subtask: {m.group(1)}=({num(x)},{num(y)})"
+    return prompt[:m.start()] + line + prompt[m.end():], f"draw(x=<loc_{loc_bin(px(x), W, bins)}>, y=<loc_{loc_bin(py(y), H, bins)}>)"
+
 # %% ../../../nbs/train/01b_copy_warmup.ipynb #379c0ea7
 _CLICK = re.compile(r"^click\(x=<loc_(\d+)>, y=<loc_(\d+)>\)$")
 
@@ -73,16 +113,18 @@ def warmup_pairs(trajs: list[dict],           # built trajectories (`trajectorie
                  seed: int = 0,               # trajectory order
                  progress: bool = True,
                 ) -> dict[str, list[tuple[str, str]]]:
-    """`{'copy': [(prompt text, reply), ...], 'click': [...]}` from one pass over the training split: `copy`, the draw
-    steps whose reply copies an anchor; `click`, the widget clicks (toolbar category, tool, input bar), whose reply is
-    a fixed position the subtask decides. Raises `ValueError` for `loc_bins` < 1 (pixel-digit replies)."""
+    """`{'copy': [(prompt text, reply), ...], 'click': [...], 'project': [...]}` from one pass over the training split:
+    `copy`, the draw steps whose reply copies an anchor; `click`, the widget clicks (toolbar category, tool, input bar),
+    whose reply is a fixed position the subtask decides; `project`, the Point-tool draws of free points (`move_point`).
+    Raises `ValueError` for `loc_bins` < 1 (pixel-digit replies)."""
     from guilab.train.sft import iter_step_examples
     if loc_bins < 1: raise ValueError("the copy warm-up needs a location-token grammar (loc_bins >= 1)")
-    out, rng = {"copy": [], "click": []}, random.Random(0)
+    out, rng = {"copy": [], "click": [], "project": []}, random.Random(0)
     for ex in iter_step_examples(trajs, problems, target, loc_bins, split="train", include_done=False, limit=max_examples,
                                  seed=seed, progress=progress, anchors=True):
         p = ex["prompt"][0]["content"][1]["text"]; c = ex["completion"][0]["content"][0]["text"]
         if move_anchors(p, c, loc_bins, rng) is not None: out["copy"].append((p, c))
+        elif move_point(p, c, loc_bins, rng) is not None: out["project"].append((p, c))
         elif _CLICK.match(c.strip()) and p.rpartition("\n")[2].startswith(_ANCHOR_HEAD): out["click"].append((p, c))
     return out
 
@@ -98,6 +140,7 @@ class CopyWarmupSettings(Settings):
     full_steps: int = 600         # step cap of stage 2: the full executor prompt
     until: float | None = 0.95    # a stage ends once its held-out copy accuracy reaches this (None: both caps run)
     click_share: float = 0.25     # share of each batch that are the training split's widget clicks (0: copies only)
+    project_share: float = 0.25   # share of each batch that are projection examples (`move_point`; 0: none)
     batch_size: int = 32          # examples per step
     learning_rate: float = 1e-3   # AdamW learning rate (weight decay 0), reached after the warm-up
     warmup_steps: int = 100       # linear learning-rate warm-up, steps
@@ -111,7 +154,7 @@ class CopyWarmupSettings(Settings):
         for k, lo in (("batch_size", 1), ("eval_every", 1), ("held_out", 1), ("max_examples", 1), ("short_steps", 0),
                       ("full_steps", 0), ("warmup_steps", 0)):
             if getattr(self, k) < lo: raise ValueError(f"{p}{k} must be >= {lo}, got {getattr(self, k)}")
-        for k in ("click_share", "learning_rate") + (("until",) if self.until is not None else ()):
+        for k in ("click_share", "project_share", "learning_rate") + (("until",) if self.until is not None else ()):
             if not math.isfinite(getattr(self, k)):
                 raise ValueError(f"{p}{k} must be a finite number, got {getattr(self, k)}")
         if not self.learning_rate > 0: raise ValueError(f"{p}learning_rate must be > 0, got {self.learning_rate}")
@@ -119,6 +162,8 @@ class CopyWarmupSettings(Settings):
             raise ValueError(f"{self.section}: short_steps + full_steps is 0 (no step to train); "
                              "turn the warm-up off with null instead")
         if not 0 <= self.click_share < 1: raise ValueError(f"{p}click_share must be in [0, 1), got {self.click_share}")
+        if not 0 <= self.project_share < 1 or self.click_share + self.project_share >= 1:
+            raise ValueError(f"{p}project_share must be in [0, 1) and leave room for copies beside click_share, got {self.project_share}")
         if self.until is not None and not 0 < self.until <= 1:
             raise ValueError(f"{p}until must be in (0, 1] or null, got {self.until}")
 
@@ -149,7 +194,7 @@ def _seqs(proc, pairs, n, short, bins, rng, kind):
     while len(seqs) < n:
         tries += 1
         if tries > 20 * n + 100: raise ValueError(f"no pair in `pairs` gives a {kind} example")
-        v = move_anchors(*rng.choice(pairs), bins, rng) if kind == "copy" else rng.choice(pairs)
+        v = move_anchors(*rng.choice(pairs), bins, rng) if kind == "copy" else move_point(*rng.choice(pairs), bins, rng) if kind == "project" else rng.choice(pairs)
         if v is None: continue
         seqs.append(_encode(proc, short_prompt(v[0]) if short else v[0], v[1]))
     return seqs
@@ -162,16 +207,21 @@ def copy_batch(proc,                       # the model's processor (its tokenize
                rng: random.Random,         # picks pairs and new positions
                clicks: list[tuple[str, str]] | None = None,  # `warmup_pairs(...)['click']`, mixed in as they are
                n_clicks: int = 0,          # how many of the `n` rows are click examples (the first rows are copies)
+               projects: list[tuple[str, str]] | None = None,  # `warmup_pairs(...)['project']`, moved (`move_point`)
+               n_projects: int = 0,        # how many of the `n` rows are projection examples (the last rows)
               ):
     """`(input_ids, attention_mask, labels)` long tensors of shape (n, longest), right-padded; labels are -100 except
     on the reply and its end-of-text token. Copy examples get their anchors moved (`move_anchors`); click examples
     keep their reply (a widget does not move). Raises `ValueError` when `n` < 1, `n_clicks` is outside [0, n], or a
     needed list has no usable pair."""
     import torch
-    if n < 1 or not 0 <= n_clicks <= n: raise ValueError(f"a copy batch needs n >= 1 and 0 <= n_clicks <= n (n={n}, n_clicks={n_clicks})")
-    if (n_clicks < n and not pairs) or (n_clicks and not clicks):
-        raise ValueError(f"a copy batch needs at least one pair of each kind it draws ({len(pairs)} copy pairs, {len(clicks or [])} click pairs)")
-    seqs = _seqs(proc, pairs, n - n_clicks, short, bins, rng, "copy") + _seqs(proc, clicks or [], n_clicks, short, bins, rng, "click")
+    if n < 1 or not 0 <= n_clicks + n_projects <= n or min(n_clicks, n_projects) < 0:
+        raise ValueError(f"a copy batch needs n >= 1 and 0 <= n_clicks + n_projects <= n (n={n}, n_clicks={n_clicks}, n_projects={n_projects})")
+    if (n_clicks + n_projects < n and not pairs) or (n_clicks and not clicks) or (n_projects and not projects):
+        raise ValueError(f"a copy batch needs at least one pair of each kind it draws ({len(pairs)} copy pairs, "
+                         f"{len(clicks or [])} click pairs, {len(projects or [])} projection pairs)")
+    seqs = (_seqs(proc, pairs, n - n_clicks - n_projects, short, bins, rng, "copy") + _seqs(proc, clicks or [], n_clicks, short, bins, rng, "click")
+            + _seqs(proc, projects or [], n_projects, short, bins, rng, "project"))
     L = max(len(a) + len(b) for a, b in seqs); pad = proc.tokenizer.pad_token_id
     ids = torch.full((n, L), pad); lab = torch.full((n, L), -100); att = torch.zeros((n, L), dtype=torch.long)
     for i, (a, b) in enumerate(seqs):
@@ -179,7 +229,7 @@ def copy_batch(proc,                       # the model's processor (its tokenize
     return ids, att, lab
 
 def loc_copy_accuracy(model, proc, pairs, short: bool, bins: int, n: int = 192, seed: int = 1, batch: int = 32,
-                      kind: str = "copy",   # "copy": anchors moved (`move_anchors`); "click": widget clicks as they are
+                      kind: str = "copy",   # "copy": anchors moved (`move_anchors`); "click": widget clicks as they are; "project": `move_point`
                      ) -> float:
     """Share of reply location tokens the model predicts right (greedy, teacher forced) on `n` fresh examples
     drawn from `pairs` with seed `seed` (the same examples on every call), in batches of at most `batch`."""
@@ -189,7 +239,9 @@ def loc_copy_accuracy(model, proc, pairs, short: bool, bins: int, n: int = 192, 
     with torch.no_grad():
         for i in range(0, n, batch):
             k = min(batch, n - i)
-            ids, att, lab = copy_batch(proc, pairs, k, short, bins, rng) if kind == "copy" else copy_batch(proc, [], k, short, bins, rng, clicks=pairs, n_clicks=k)
+            ids, att, lab = (copy_batch(proc, pairs, k, short, bins, rng) if kind == "copy" else
+                             copy_batch(proc, [], k, short, bins, rng, projects=pairs, n_projects=k) if kind == "project" else
+                             copy_batch(proc, [], k, short, bins, rng, clicks=pairs, n_clicks=k))
             pred = model(input_ids=ids, attention_mask=att).logits[:, :-1].argmax(-1); tgt = lab[:, 1:]
             m = torch.isin(tgt, loc); ok += int(((pred == tgt) & m).sum()); tot += int(m.sum())
     model.train(was)
@@ -201,6 +253,7 @@ def train_copy_warmup(base,                       # model folder to warm (a tiny
                       pairs: list[tuple[str, str]],  # `warmup_pairs(...)['copy']` of the training build (the first `held_out` are held out)
                       cfg,                        # params `train.copy_warmup` (a mapping, true, null) or settings
                       clicks: list[tuple[str, str]] | None = None,  # `warmup_pairs(...)['click']`: mixed in at `click_share` (a fifth held out)
+                      projects: list[tuple[str, str]] | None = None,  # `warmup_pairs(...)['project']`: mixed in at `project_share` (a fifth held out)
                       seed: int = 0,              # batch order and new positions; torch's seed
                       progress: bool = True,
                      ) -> Path:
@@ -226,6 +279,12 @@ def train_copy_warmup(base,                       # model folder to warm (a tiny
     nb = c.batch_size
     if share and nb < 2: raise ValueError(f"train.copy_warmup.batch_size {nb} cannot mix copies and clicks (at least 2; or click_share: 0)")
     nc = min(nb - 1, max(1, round(share * nb))) if share else 0   # both kinds in every batch, whatever the rounding
+    pshare = float(c.project_share) if projects else 0.0
+    hp = min(c.held_out, len(projects or []) // 5)
+    if pshare and hp < 1: raise ValueError(f"{len(projects)} projection pairs: too few to mix in (at least 5; or set project_share: 0)")
+    ptest, ptrain = (projects[:hp], projects[hp:]) if pshare else ([], [])
+    npj = min(nb - 1 - nc, max(1, round(pshare * nb))) if pshare else 0
+    if pshare and npj < 1: raise ValueError(f"train.copy_warmup.batch_size {nb} cannot mix copies, clicks and projections (at least 3)")
     model, proc, bins = load_policy_model(base)
     torch.manual_seed(seed); rng = random.Random(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=float(c.learning_rate), weight_decay=0.0)
@@ -238,7 +297,7 @@ def train_copy_warmup(base,                       # model folder to warm (a tiny
     for name, cap in caps.items():
         k, reached = 0, False
         while k < cap:
-            ids, att, lab = copy_batch(proc, train, nb, name == "short", bins, rng, ctrain, nc)
+            ids, att, lab = copy_batch(proc, train, nb, name == "short", bins, rng, ctrain, nc, ptrain, npj)
             loss = model(input_ids=ids, attention_mask=att, labels=lab).loss
             loss.backward(); torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0); opt.step(); sched.step(); opt.zero_grad()
             k += 1; step += 1; bar.update()
@@ -246,6 +305,7 @@ def train_copy_warmup(base,                       # model folder to warm (a tiny
                 r = {"step": step, "stage": name, "loss": round(loss.item(), 5),
                      "acc_short": loc_copy_accuracy(model, proc, test, True, bins), "acc_full": loc_copy_accuracy(model, proc, test, False, bins)}
                 if ctest: r["acc_click"] = loc_copy_accuracy(model, proc, ctest, False, bins, kind="click")
+                if ptest: r["acc_project"] = loc_copy_accuracy(model, proc, ptest, False, bins, kind="project")
                 curve.append(r); bar.set_postfix(acc=f"{r['acc_' + name]:.2f}", stage=name)
                 if until is not None and r["acc_" + name] >= until: reached = True; break
         stages[name] = {"steps": k, "cap": cap, "reached": reached}
@@ -258,6 +318,8 @@ def train_copy_warmup(base,                       # model folder to warm (a tiny
                       f"{stages['short']['steps']} short + {stages['full']['steps']} full steps: SFT starts from a model that does not copy reliably")
     info = {"settings": c.to_dict(), "seed": seed, "pairs": len(pairs), "held_out": h,
             "clicks": len(ctest) + len(ctrain), "clicks_held_out": hc if share else 0, "clicks_per_batch": nc,
+            "projects": len(ptest) + len(ptrain), "projects_per_batch": npj,
             "seconds": round(time.time() - t0, 1), "steps": step, "stages": stages, "acc_short": acc_s, "acc_full": acc_f,
-            "acc_click": curve[-1].get("acc_click") if curve else None, "passed": passed, "curve": curve}
+            "acc_click": curve[-1].get("acc_click") if curve else None, "acc_project": curve[-1].get("acc_project") if curve else None,
+            "passed": passed, "curve": curve}
     return save_checkpoint(model, proc, base, out, info, info_file=COPY_WARMUP_FILE)

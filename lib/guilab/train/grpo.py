@@ -13,7 +13,7 @@ import numpy as np
 from ..core import cache_key, read_jsonl
 from ..geo.canvas import GeoGUI
 from ..pagebench.build import gt_step
-from ..pagebench.compile import subtask_anchors
+from ..pagebench.compile import subtask_anchors, canvas_view
 from ..pagebench.metrics import param_ok, param_distance, param_tolerance
 from ..agents.grammar import parse_action, format_action
 from ..agents.policies import left_padding
@@ -98,12 +98,15 @@ def make_reward_funcs(loc_bins: int = 0,        # the policy's location bins (0:
 
 # %% ../../../nbs/train/03_grpo.ipynb #cee724a7
 def state_prompt(gui: GeoGUI, subtask: str, done: list[str], history: list[dict], target, loc_bins: int, gt: dict,
-                 state_actions: list[dict], task_id: str, anchors: dict | None = None) -> dict:
-    "One GRPO prompt row (trl conversational prompt + images, and the columns the rewards read); with `anchors` (a label map, subtask -> canvas) the prompt carries `subtask_anchors` of `gui`."
+                 state_actions: list[dict], task_id: str, anchors: dict | None = None, route: str | None = None) -> dict:
+    """One GRPO prompt row (trl conversational prompt + images, and the columns the rewards read); with `anchors` (a
+    label map, subtask -> canvas) the prompt carries `subtask_anchors` of `gui`; `route` is the subtask's route as
+    the planner names it; the view is `gui`'s (`canvas_view`)."""
     W, H = gui.width, gui.height
     loc = (loc_bins, W, H) if loc_bins else None
     an = subtask_anchors(gui, subtask, anchors) if anchors is not None else None
-    row = example(subtask, done, [format_action(a, loc) for a in history], to_model_image(gui.screenshot(), target), (W, H), None, an, loc)
+    row = example(subtask, done, [format_action(a, loc) for a in history], to_model_image(gui.screenshot(), target), (W, H), None, an, loc,
+                  route, canvas_view(gui))
     row.update(gt=json.dumps(gt), size=[W, H], task=task_id,
                state=json.dumps({"window": gui.window, "size": [W, H], "actions": state_actions}))
     return row
@@ -141,8 +144,9 @@ def policy_states(model_dir,                # the policy checkpoint (tiny or loc
         lm = dict(traj.get("label_map") or {}) if ex.anchors else None   # the reference prefix names objects as the build did
         hist = []
         for k, g in enumerate(gts):
-            rows.append(state_prompt(gui, t["task"], done, hist, target, loc_bins, g, prefix + hist, f"{traj['id']}#{ti}", lm))
-            a = ex.step(t["task"], gui.screenshot(), hist, done, subtask_anchors(gui, t["task"], lm) if ex.anchors else None)
+            rows.append(state_prompt(gui, t["task"], done, hist, target, loc_bins, g, prefix + hist, f"{traj['id']}#{ti}", lm, t.get("route")))
+            a = ex.step(t["task"], gui.screenshot(), hist, done, subtask_anchors(gui, t["task"], lm) if ex.anchors else None,
+                        t.get("route"), canvas_view(gui))
             a = {"type": "done"} if a is None else a
             if not isinstance(a, dict): st["format_errors"] += 1; st["stopped_wrong"] += 1; break
             if a["type"] != g["type"] or not param_ok(a, g): st["stopped_wrong"] += 1; break

@@ -18,8 +18,7 @@ from .copy_warmup import COPY_WARMUP_FILE, warmup_pairs, copy_warmup_settings, t
 # %% auto #0
 __all__ = ['STAGE_ROWS', 'ROW_METRICS', 'model_key', 'base_model', 'training_build', 'warmed_base', 'repeatable', 'seeded_config',
            'copy_warmup_key', 'stage_keys', 'train_pipeline', 'stage_label', 'evaluate_stages', 'curves_of',
-           'problem_scores', 'paired_bootstrap', 'command_name', 'route_ceiling', 'route_scores', 'same_seed_check',
-           'NotTrained', 'reuse_trained']
+           'problem_scores', 'paired_bootstrap', 'seed_bootstrap', 'same_seed_check', 'NotTrained', 'reuse_trained']
 
 # %% ../../../nbs/train/05_pipeline.ipynb #e0ba7b19
 def model_key(m: dict | None) -> dict:
@@ -78,7 +77,7 @@ def warmed_base(base: Path,             # the base model folder (`base_model`)
     W, H = trajs[0].get("size", [1280, 800]) if trajs else (1280, 800)
     pairs = warmup_pairs(trajs, probs, bins, model_image_size(proc, (W, H)), max_examples=c.max_examples, seed=seed,
                          progress=progress)
-    return train_copy_warmup(base, out, pairs["copy"], c, clicks=pairs["click"], seed=seed, progress=progress)
+    return train_copy_warmup(base, out, pairs["copy"], c, clicks=pairs["click"], projects=pairs["project"], seed=seed, progress=progress)
 
 # %% ../../../nbs/train/05_pipeline.ipynb #30f7f315
 from contextlib import contextmanager
@@ -207,7 +206,7 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
                        key=keys[v], progress=progress)
     for v in todo:
         if v not in out.get("skipped", {}): out["checkpoints"][v] = runs / f"grpo-{v}-{keys[v]}"
-    if warm_info: stats["copy_warmup"] = {k: warm_info.get(k) for k in ("steps", "stages", "seconds", "pairs", "clicks", "acc_short", "acc_full", "acc_click", "passed")}
+    if warm_info: stats["copy_warmup"] = {k: warm_info.get(k) for k in ("steps", "stages", "seconds", "pairs", "clicks", "projects", "acc_short", "acc_full", "acc_click", "acc_project", "passed")}
     stats["seconds_last_call"] = round(time.time() - t0, 1)
     atomic_write(stats_f, json.dumps(stats, indent=2) + "\n")
     out["stats"] = {k: v for k, v in stats.items() if k != "prompts"}
@@ -308,68 +307,47 @@ def paired_bootstrap(a: list[dict],             # evaluation records of one row 
                     "excludes_0": bool(r["status"] == "ok" and (r["lo"] > 0 or r["hi"] < 0))})
     return pd.DataFrame(out)
 
-# %% ../../../nbs/train/05_pipeline.ipynb #938d1805
-def command_name(cmd: str,   # a subtask (GeoGebra command), e.g. "c=Circle(A,B)", "A=(0,0)", "Intersect(a,b)"
-                ) -> str:
-    """The command's name: `Circle`, `Intersect` (GeoGebra's `name: definition` form, `l: Line(A,B)`, as `l=Line(A,B)`);
-    a coordinate literal is `Point` (`A=(0,0)`, `(1,2)`) or, under a lowercase name, `Vector` (`u=(1,2)`: GeoGebra's
-    convention); a function definition (`f(x)=x^2`, `f(x,y)=x+y`) is `Function`; any other typed expression (`a=3`,
-    `v=B-A`, `p=(x-1)^2`) is `Expression`. Not told apart: a lowercase call (`a=f(2)`, `circle(A,B)`) is named by what
-    is called, as typed (the builder writes GeoGebra's capitalised command names)."""
-    import re
-    cmd = re.sub(r"^\s*([A-Za-z]\w*)\s*:=?", r"\1=", cmd)   # `name: definition` and `name := definition`
-    eq, par = cmd.find("="), cmd.find("(")
-    if eq > 0 and 0 <= par < eq and re.fullmatch(r"\s*[A-Za-z]\w*\(\s*[A-Za-z]\w*(\s*,\s*[A-Za-z]\w*)*\s*\)\s*", cmd[:eq]): return "Function"
-    lhs, rhs = (cmd[:eq], cmd[eq + 1:]) if eq > 0 and (par < 0 or eq < par) else ("", cmd)
-    m = re.match(r"\s*([A-Za-z]\w*)\s*\(", rhs)
-    if m: return m.group(1)
-    if re.fullmatch(r"\s*\([^()]*\)\s*", rhs): return "Vector" if lhs.strip()[:1].islower() else "Point"
-    return "Expression"
-
-def _route(task: dict) -> str:
-    return "algebra" if str(task.get("route", "")).startswith("algebra") else "tool"
-
-def route_ceiling(test_trajs: list[dict],    # trajectories of the evaluation build (their tasks carry `route`)
-                  train_trajs: list[dict],   # trajectories of the training build (train split used)
-                 ) -> dict:
-    """The TSR left by route errors alone, for an executor that is not told the reference's route and takes each
-    command's majority route of the training split (the majority-route policy; with the builder's route coin
-    independent of everything the prompt shows, no route-blind policy matches more subtasks in expectation).
-    Returns `majority` ({command: "tool" | "algebra"}; a tie or a command not seen there: "tool"), the test subtasks whose
-    reference took that route (`tasks`, `match`, `task_share` in [0,1]), `problems` (kept test trajectories with
-    tasks) and `TSR_ceiling`: the TSR of that policy executed perfectly otherwise, ×100 macro over `problems` as the
-    tables average it. Only kept trajectories count, in both builds."""
-    from collections import Counter, defaultdict
-    cnt = defaultdict(Counter)
-    for t in train_trajs:
-        if t.get("split", "train") != "train" or not t.get("kept", True): continue
-        for k in t.get("tasks", []): cnt[command_name(k["task"])][_route(k)] += 1
-    maj = {c: "algebra" if v["algebra"] > v["tool"] else "tool" for c, v in sorted(cnt.items())}   # a tie: tool, as an unseen command
-    per, n, ok = [], 0, 0
-    for t in test_trajs:
-        if not t.get("kept", True) or not t.get("tasks"): continue
-        m = [maj.get(command_name(k["task"]), "tool") == _route(k) for k in t["tasks"]]
-        per.append(sum(m) / len(m)); n += len(m); ok += sum(m)
-    return {"majority": maj, "tasks": n, "match": ok, "task_share": ok / n if n else float("nan"), "problems": len(per),
-            "TSR_ceiling": 100 * float(np.mean(per)) if per else float("nan")}
-
-def route_scores(records: list[dict],   # evaluation records (one per problem, tasks in build order)
-                 trajs: list[dict],     # the evaluation build's trajectories (for each task's `route`)
-                ) -> "pd.DataFrame":
-    """Task-level AA, PA, SSR and TSR ×100 (micro over tasks) by the reference's route (index: `tool`, `algebra`),
-    with `tasks`, the number of tasks. Raises `KeyError` for a record whose problem is not in `trajs` and
-    `ValueError` when a record's tasks do not line up with its trajectory's."""
+# %% ../../../nbs/train/05_pipeline.ipynb #ca382c54
+def seed_bootstrap(runs: list[tuple],            # per training seed: (records of row a, records of row b or None), one per problem
+                   n_resamples: int = 2000,      # bootstrap resamples
+                   confidence: float = 0.95,
+                   seed: int = 0,                # resampling seed
+                  ) -> "pd.DataFrame":
+    """For each of `ROW_METRICS` (×100): the mean over seeds of the row (or of a − b, paired on problems), and its
+    percentile interval from `n_resamples` two-level resamples (seeds with replacement, then problems with
+    replacement, shared by all seeds); columns `metric, value, low, high, status, excludes_0, seeds` as
+    `paired_bootstrap` (`degenerate` when fewer than 2 seeds or no spread). Raises `ValueError` when the runs do
+    not cover the same problems, or a run has b and another not."""
+    import warnings
     import pandas as pd
-    from guilab.pagebench.metrics import task_metrics
-    by_id = {t["id"]: t for t in trajs}; acc = {}
-    for r in records:
-        ts = by_id[r["id"]]["tasks"]
-        if [k["task"] for k in ts] != [k["task"] for k in r["tasks"]]: raise ValueError(f"{r['id']}: the record's tasks are not the trajectory's")
-        for k, x in zip(ts, r["tasks"]):
-            if not x["gt"]: continue
-            m = task_metrics(x["gt"], x["pred"]); acc.setdefault(_route(k), []).append([m[q] for q in ("AA", "PA", "SSR", "TSR")])
-    rows = {k: {"tasks": len(v), **dict(zip(("AA", "PA", "SSR", "TSR"), (100 * np.array(v, float).mean(0)).round(2)))} for k, v in acc.items()}
-    return pd.DataFrame.from_dict(rows, orient="index").reindex([k for k in ("tool", "algebra") if k in rows])
+    if not runs: raise ValueError("seed_bootstrap needs at least one run")
+    if len({b is None for _, b in runs}) > 1: raise ValueError("every run needs a second row, or none does")
+    cols = ["AA", "PA", "SSR", "TSR", "Final"]
+    A0 = problem_scores(runs[0][0]); ids = list(A0.index)
+    def mat(recs):
+        M = problem_scores(recs)
+        if set(M.index) != set(ids): raise ValueError(f"the runs need the same problems: {len(M)} vs {len(ids)} problems")
+        return M.loc[ids, cols].to_numpy(float)
+    XA = np.stack([mat(a) for a, _ in runs]); XB = np.stack([mat(b) for _, b in runs]) if runs[0][1] is not None else None
+    def stat(si, pi):   # si: (S,) seed indices; pi: (N,) problem indices -> (7,)
+        v = _row_stat(XA[si][:, pi])
+        if XB is not None: v = v - _row_stat(XB[si][:, pi])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.nanmean(v, axis=0)
+    S, N = XA.shape[0], XA.shape[1]
+    value = stat(np.arange(S), np.arange(N))
+    rng = np.random.default_rng(seed)
+    dist = np.stack([stat(rng.integers(0, S, S), rng.integers(0, N, N)) for _ in range(int(n_resamples))]) if S > 1 and N > 1 else None
+    a = (1 - confidence) / 2; out = []
+    for j, k in enumerate(ROW_METRICS):
+        v = float(value[j])
+        if v != v: lo = hi = float("nan"); status = "empty"
+        elif dist is None or np.ptp(d := dist[:, j][np.isfinite(dist[:, j])]) <= 1e-12 * max(1.0, abs(v)): lo = hi = v; status = "degenerate"
+        else: lo, hi = (float(x) for x in np.quantile(d, [a, 1 - a])); status = "ok"
+        out.append({"metric": k, "value": v, "low": lo, "high": hi, "status": status,
+                    "excludes_0": bool(status == "ok" and (lo > 0 or hi < 0)), "seeds": S})
+    return pd.DataFrame(out)
 
 # %% ../../../nbs/train/05_pipeline.ipynb #a03819da
 def same_seed_check(P: dict,                 # loaded params (`train` section: model, data, sft, threads, deterministic)

@@ -16,7 +16,7 @@ from ..core import Problem, JsonlWriter, atomic_write, atomic_dir, cache_key, re
 from ..regions import resized_size
 from ..geo.canvas import GeoGUI
 from ..pager.prompts import executor_prompt
-from ..pagebench.compile import subtask_anchors
+from ..pagebench.compile import subtask_anchors, canvas_view
 from ..agents.grammar import format_action
 from .settings import Settings, split_settings
 
@@ -52,10 +52,12 @@ def example(subtask: str,            # the subtask (a GeoGebra command)
             completion: str | None = None,  # the answer (None: a prompt-only example, as GRPO uses)
             anchors: list | None = None,    # the app's positions of the subtask's objects (`subtask_anchors`), for an executor that reads them
             loc: tuple | None = None,       # the grammar's (bins, width, height) the anchors are written in (None: pixels)
+            route: str | None = None,       # the subtask's route as the planner names it ("tool:<name>" or "algebra")
+            view: dict | None = None,       # the view (`guilab.pagebench.compile.canvas_view`)
            ) -> dict:
     "One trl conversational example: the executor prompt (with the anchors line when `anchors` is given) with one image, and optionally the completion."
     ex = {"prompt": [{"role": "user", "content": [{"type": "image"},
-                                                  {"type": "text", "text": executor_prompt(subtask, done, history, size, anchors, loc)}]}],
+                                                  {"type": "text", "text": executor_prompt(subtask, done, history, size, anchors, loc, route, view)}]}],
           "images": [image]}
     if completion is not None: ex["completion"] = [{"role": "assistant", "content": [{"type": "text", "text": completion}]}]
     return ex
@@ -91,7 +93,7 @@ def iter_step_examples(trajs: Iterable[dict],     # built trajectories (kept one
             for a in steps:
                 img = to_model_image(gui.screenshot(), target)
                 an = subtask_anchors(gui, t["task"], traj.get("label_map") or {}) if anchors else None
-                ex = example(t["task"], done, hist, img, (W, H), format_action(a, loc), an, loc)
+                ex = example(t["task"], done, hist, img, (W, H), format_action(a, loc), an, loc, t.get("route"), canvas_view(gui))
                 ex.update(gt=json.dumps(a), id=traj["id"], task_index=ti)
                 yield ex; n += 1; bar.update(1)
                 if limit is not None and n >= limit: bar.close(); return
