@@ -17,8 +17,9 @@ from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLIm
 from transformers.models.qwen3_vl.processing_qwen3_vl import Qwen3VLProcessor
 
 # %% auto #0
-__all__ = ['CHAT_SPECIAL_TOKENS', 'TOOL_TOKENS', 'TINY_MARKER', 'CHAT_TEMPLATE', 'loc_tokens', 'tiny_corpus', 'train_tokenizer',
-           'TinyQwen3VLProcessor', 'tiny_processor', 'tiny_config', 'build_tiny_vlm', 'is_tiny_vlm', 'load_tiny_vlm']
+__all__ = ['CHAT_SPECIAL_TOKENS', 'TOOL_TOKENS', 'TINY_MARKER', 'CHAT_TEMPLATE', 'TINY_RESPONSE_TEMPLATE', 'loc_tokens',
+           'tiny_corpus', 'train_tokenizer', 'TinyQwen3VLProcessor', 'tiny_processor', 'tiny_config', 'build_tiny_vlm',
+           'is_tiny_vlm', 'load_tiny_vlm']
 
 # %% ../../../nbs/agents/05_tiny.ipynb #da2c8d93
 CHAT_SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
@@ -211,6 +212,16 @@ def tiny_config(tokenizer,                  # gives the vocabulary size and the 
     return Qwen3VLConfig(text_config=text, vision_config=vision, tie_word_embeddings=tie_embeddings, **ids)
 
 # %% ../../../nbs/agents/05_tiny.ipynb #90057dff
+TINY_RESPONSE_TEMPLATE = {
+    "defaults": {"role": "assistant"}, "start_anchor": "<|im_start|>assistant\n",
+    "fields": {"thinking": {"open": "<think>", "close": "</think>", "content": "text"},
+               "content": {"close_pattern": r"\s*(?:<\|im_end\|>|<\|endoftext\|>)", "content": "text"}}}
+"""The tiny tokenizer's `response_template`: `transformers serve`'s Qwen fallback without its `tool_calls` field. With the
+fallback, a reply holding `<tool_call>` and no valid JSON (a random or half-trained model's output) made the server
+answer 500 (`json parser could not parse region as JSON`), so a malformed reply became an endpoint error instead of a
+format error. guilab's protocols are text (the executor grammar, LBS's plain-text zoom protocol): the reply comes back
+as text and guilab's parsers judge it."""
+
 _SIZE_KEYS = ("hidden_size", "num_layers", "num_heads", "num_kv_heads", "intermediate_size", "vision_hidden_size",
               "vision_depth", "vision_heads", "vision_intermediate_size", "image_size", "patch_size", "merge_size",
               "max_position_embeddings", "tie_embeddings")
@@ -241,6 +252,7 @@ def build_tiny_vlm(out_dir,                # folder to create (must not exist un
     model = Qwen3VLForConditionalGeneration(cfg).eval()
     gc = model.generation_config
     gc.eos_token_id, gc.pad_token_id, gc.do_sample = tok.eos_token_id, tok.pad_token_id, False
+    tok.response_template = TINY_RESPONSE_TEMPLATE   # `transformers serve` returns the reply as text (see above)
     with atomic_dir(out) as tmp:
         model.save_pretrained(tmp); proc.save_pretrained(tmp)
         pc = json.loads((tmp / "processor_config.json").read_text())
