@@ -37,6 +37,13 @@ def planner_prompt(problem) -> str:
     w = problem.window
     return PLANNER_PROMPT.format(text=problem.text, givens=", ".join(problem.extra.get("givens", [])) or "none", **w)
 
+def _pos(x: float, y: float, loc: tuple | None) -> str:
+    "A screenshot position as prompt text: `<loc_i><loc_j>` in the grammar `loc` = (bins, width, height), else `(x,y)` in whole pixels."
+    from guilab.agents.grammar import loc_bin
+    if loc is None: return f"({round(x)},{round(y)})"
+    b, W, H = loc
+    return f"<loc_{loc_bin(x, W, b)}><loc_{loc_bin(y, H, b)}>"
+
 ANCHORS_LINE = "Canvas positions now (from the app): {anchors}"
 """The executor prompt's extra line when the executor reads anchors (`guilab.pagebench.compile.subtask_anchors`).
 It comes last, right before the reply: a 2-layer model copies a position more easily from near the answer."""
@@ -45,12 +52,7 @@ def anchor_text(anchors,                  # [(label, (x, y)), ...] in screenshot
                 loc: tuple | None = None, # (bins, width, height): write positions as `<loc_i>` tokens, as the replies do
                ) -> str:
     "The anchors as prompt text, `c=<loc_20><loc_31>; d=<loc_32><loc_20>` (or `c=(412,300)` in whole pixels); `none` when empty."
-    from guilab.agents.grammar import loc_bin
-    def pos(x, y):
-        if loc is None: return f"({round(x)},{round(y)})"
-        b, W, H = loc
-        return f"<loc_{loc_bin(x, W, b)}><loc_{loc_bin(y, H, b)}>"
-    return "; ".join(f"{l}={pos(*xy)}" for l, xy in anchors) or "none"
+    return "; ".join(f"{l}={_pos(*xy, loc)}" for l, xy in anchors) or "none"
 
 def route_text(route: str | None,   # a build's route: "tool:<name>" or "algebra"; None: the planner named none
               ) -> str:
@@ -67,14 +69,9 @@ def view_text(view: dict | None,          # `guilab.pagebench.compile.canvas_vie
     """The view as text: `x from -5 to 5, y from -3.13 to 3.13 in the canvas <loc_6><loc_11> to <loc_127><loc_127>`
     (world numbers to 2 decimals; the corners in the reply's grammar); `not given` for None."""
     if view is None: return "not given"
-    from guilab.agents.grammar import loc_bin
-    def pos(x, y):
-        if loc is None: return f"({round(x)},{round(y)})"
-        b, W, H = loc
-        return f"<loc_{loc_bin(x, W, b)}><loc_{loc_bin(y, H, b)}>"
     w, (x0, y0, x1, y1) = view["window"], view["canvas"]
     return (f"x from {_num(w['xmin'])} to {_num(w['xmax'])}, y from {_num(w['ymin'])} to {_num(w['ymax'])} "
-            f"in the canvas {pos(x0, y0)} to {pos(x1, y1)}")
+            f"in the canvas {_pos(x0, y0, loc)} to {_pos(x1, y1, loc)}")
 
 def executor_prompt(subtask: str,              # the subtask (a GeoGebra command)
                     done: list[str],           # completed subtasks (the last 20 are shown)
