@@ -41,8 +41,8 @@ def test_explore_then_online_oracle_with_video(tmp_path):
         summ = evaluate(bm, GraceOracleAgent(), tmp_path / "run", progress=False)
         rec = read_episodes(tmp_path / "run")[0]["episode"]["trajectory"]
         assert rec["states"] == [start, goal] and rec["success"] and rec["stopped"] == "done", rec["states"]
+        assert rec["evidence_missing"] is None, rec["evidence_missing"]   # first: a failure says why the run went unscored
         assert summ["metrics"]["SR"] == 1.0 and summ["metrics"]["n_unscored"] == 0
-        assert rec["evidence_missing"] is None, rec["evidence_missing"]
         d = Path(rec["dir"])
         assert (d / rec["video"]).stat().st_size > 0 and abs(video_duration(d / rec["video"]) - rec["wall_s"]) < 2 + 0.1 * rec["wall_s"]
         s = rec["steps"][0]

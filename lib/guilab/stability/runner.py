@@ -138,7 +138,8 @@ VIDEO_MARK = (255, 0, 255)   # the sync marker's colour (RGB)
 VIDEO_MARK_JS = """async () => {   // the sync marker on the blank page; resolves with its wall time (ms, epoch)
   const d = document.documentElement, frame = () => new Promise(r => requestAnimationFrame(r));
   d.style.background = 'rgb(0, 0, 0)';
-  for (let i = 0; i < 3; i++) await frame();   // black frames first, so the video starts before the marker
+  const t0 = performance.now();   // black frames first (at least 3 and 400 ms: a loaded machine's screencast starts late),
+  for (let i = 0; i < 3 || performance.now() - t0 < 400; i++) await frame();   // so the video starts before the marker
   const t = await new Promise(r => requestAnimationFrame(ts => {
     d.style.background = 'rgb(255, 0, 255)'; r(performance.timeOrigin + ts); }));
   const dot = document.createElement('div'); dot.style.cssText = 'position:fixed;left:0;top:0;width:2px;height:2px';
