@@ -94,6 +94,8 @@ def open_gallery(index: Path, screenshot: Path | None = None) -> dict:
             if screenshot: page.screenshot(path=str(screenshot), full_page=True)
             # a contents link opens its (collapsed) section
             page.click("#contents a[href^='#seed-']")
+            try: page.wait_for_function("() => document.querySelector('details.seed[open]')", timeout=5000)   # the page's
+            except Exception: pass                              # hashchange handler opens it: on a loaded machine, not at once
             opened = page.evaluate("() => document.querySelectorAll('details.seed[open]').length")
             page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
             page.evaluate("() => Promise.all([...document.images].map(i => { i.loading = 'eager'; return i.decode().catch(() => null); }))")
