@@ -81,6 +81,7 @@ register_benchmark("pagebench", "guilab.pagebench.evaluate:PageBench", "PAGE Ben
 register_benchmark("grounding", "guilab.grounding.evaluate:GroundingBench", "LBS grounding: ScreenSpot-Pro / OSWorld-G samples in the zoom protocol (accuracy)")
 register_benchmark("vlaa", "guilab.vlaa.evaluate:VLAABench", "VLAA-GUI JupyterLab suite in a real browser (success, false completion, loops, wasted steps)")
 register_benchmark("gracebench", "guilab.stability.runner:GraceBench", "GraceBench JupyterLab tasks, UTG replay or online (SR/CR/DR/LBR/RSR/ARL/RA)")
+register_benchmark("vqa", "guilab.grounding.vqa:VQABench", "LBS VQA transfer: HR-Bench (strict option matching, 4 rotations) / PerceptionBench (judge) / the built hrvqa set")
 
 def make_benchmark(name: str, **settings) -> Benchmark:
     "A registered benchmark with `settings`; raises `RegistryError` naming the closest for an unknown name."
