@@ -88,20 +88,21 @@ def scripted_generate(proc, replies):
 
 
 def test_rollout_empty_or_unknown_tool_call_is_a_format_error(setup):
-    """`<tool_call>{}</tool_call>` used to crash the chat template (a tool call named None); now it is no call: the
-    reply is final."""
+    """`<tool_call>{}</tool_call>` used to crash the tool-loop rollout (a tool call named None; issue 37). The rollout
+    now runs through ZoomEnv's plain-text protocol: it is a format error answered by a correction turn; after the
+    corrections are used up the episode ends as a format error, without an exception."""
     d, model_dir, samples, images = setup
     model, proc = gz.load_zoom_policy(model_dir, device="cpu")
     s = samples[0]; im = images[s.img_filename]
-    model.generate = scripted_generate(proc, ["<tool_call>{}</tool_call><|im_end|>"])
+    model.generate = scripted_generate(proc, ["<tool_call>{}</tool_call><|im_end|>"] * 3)
     tr = gz.zoom_rollout(model, proc, s, im, max_turns=3)
-    assert tr["status"] == "format_error" and tr["format_error"] and tr["n_turns"] == 1 and tr["n_crops"] == 0
-    # another tool's name: answered with an error, the rollout goes on; crop_image calls run through the zoom env
+    assert (tr["status"], tr["format_error"], tr["n_turns"], tr["n_corrections"], tr["n_crops"]) == ("format_error", True, 3, 2, 0)
+    # another tool's name: a format error and a correction turn; a crop_image tool call is read by parse_reply as a crop
     zoom = '<tool_call>\n{"name": "zoom", "arguments": {"x": 1}}\n</tool_call><|im_end|>'
     args = {"image_path": "screenshot.png", "x1": 0, "y1": 0, "x2": 500, "y2": 500}
     crop = '<tool_call>\n' + json.dumps({"name": "crop_image", "arguments": args}) + '\n</tool_call><|im_end|>'
     model.generate = scripted_generate(proc, [zoom, crop, "[250,250]<|im_end|>"])
     tr = gz.zoom_rollout(model, proc, s, im, max_turns=3)
-    assert tr["status"] == "answer" and tr["n_crops"] == 1 and tr["crops"][0]["turn"] == 1
+    assert tr["status"] == "answer" and tr["n_crops"] == 1 and tr["crops"][0]["turn"] == 1 and tr["n_corrections"] == 1
     assert tr["crops"][0]["box_original"] == [0.0, 0.0, 480.0, 270.0] and tr["point"] == [240.0, 135.0]
-    assert tr["turns"][0]["tool_errors"][0].startswith(gz.CROP_ERROR_PREFIX + "unknown tool 'zoom'")
+    assert tr["turns"][0]["error"] == "no crop_image(...) action and no final answer [x,y] found"

@@ -12,8 +12,11 @@ from typing import Any, Callable
 from PIL import Image
 
 from ..core import GroundingSample, JsonlWriter, atomic_write, dumps, read_jsonl, write_jsonl
-from ..grounding.zoom import (ZoomEnv, ZoomSession, ZoomError, Answer, Refusal, FormatError, CropAction,
-                                   parse_reply, MAX_CROPS, MAX_CROPS_PER_TURN, MAX_TURNS, ORIGINAL_NAME, NORM)
+from ..grounding.zoom import (ZoomEnv, ZoomSession, ZoomError, Answer, Refusal, FormatError, CropAction, ChatAgent,
+                                   parse_reply, zoom_episode, MAX_CROPS, MAX_CROPS_PER_TURN, MAX_TURNS, FORMAT_RETRIES,
+                                   ORIGINAL_NAME, NORM)
+from ..agents.messages import data_uri_to_image
+from ..agents.policies import CHAT_STRIP_TOKENS, processor_size_image
 from . import rewards as R
 from .sft import CurvesCallback, last_checkpoint, trim_curves, save_checkpoint
 
@@ -29,9 +32,10 @@ _CROP_LINE = re.compile(r"^image_path: (crop_\d+\.png) \| size: \d+x\d+ \| paren
 CROP_ERROR_PREFIX = "crop_image error: "
 
 # %% auto #0
-__all__ = ['TOOL_SYSTEM', 'CROP_ERROR_PREFIX', 'REWARD_NAMES', 'ZoomCropEnv', 'zoom_trajectory', 'trl_reward_funcs',
-           'GRPOZoomConfig', 'zoom_prompt', 'zoom_dataset', 'load_zoom_policy', 'warmup_examples', 'warmup_zoom_format',
-           'curve_record', 'make_trainer', 'train_grpo_zoom', 'zoom_rollout']
+__all__ = ['TOOL_SYSTEM', 'CROP_ERROR_PREFIX', 'REWARD_NAMES', 'ROLLOUT_PROTOCOL', 'zoom_rollout', 'ZoomCropEnv',
+           'zoom_trajectory', 'trl_reward_funcs', 'GRPOZoomConfig', 'zoom_prompt', 'zoom_dataset', 'load_zoom_policy',
+           'warmup_examples', 'warmup_zoom_format', 'curve_record', 'make_trainer', 'train_grpo_zoom', 'reply_text',
+           'VLMZoomAgent', 'policy_rollout']
 
 # %% ../../../nbs/train/04_grpo_zoom.ipynb #8f1315e4
 class ZoomCropEnv:
@@ -469,42 +473,95 @@ def _tool_calls(text: str) -> tuple[str, list[dict]]:
     return head, calls
 
 
-def zoom_rollout(model, proc,                      # from `load_zoom_policy`
-                 sample: GroundingSample,          # the sample (instruction, img_size)
-                 image: Image.Image,               # its screenshot
-                 max_crops: int = MAX_CROPS,       # crop budget (0: the zoom tool answers every call with an error)
-                 max_turns: int = MAX_TURNS,       # assistant turns (the last one must answer)
-                 max_new_tokens: int = 96,         # tokens per turn
-                 system: str | None = None,        # system template (use the training one)
-                ) -> dict:
-    """One greedy multi-turn rollout of a zoom policy on `sample`: the trajectory record of `zoom_trajectory` (point in
-    original pixels, crops, status) plus `replies` (the raw texts). Never raises on model text."""
-    import torch
-    from trl.data_utils import prepare_multimodal_messages
-    env = ZoomCropEnv(); env.max_crops = max_crops; env.reset(image=image)
-    tools = [env.crop_image]
-    msgs = zoom_prompt(sample, image.size, max_crops, MAX_CROPS_PER_TURN, system=system)
-    images, completion, replies = [image], [], []
-    dev = next(model.parameters()).device
-    for turn in range(max_turns):
-        conv = prepare_multimodal_messages(msgs + completion, images=[image])
-        text = proc.apply_chat_template(conv, tools=tools, add_generation_prompt=True, tokenize=False)
-        inputs = proc(text=[text], images=images, return_tensors="pt").to(dev)
-        with torch.no_grad():
-            out = model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False)
-        reply = proc.tokenizer.decode(out[0, inputs["input_ids"].shape[1]:], skip_special_tokens=False)
-        reply = reply.split("<|im_end|>")[0].replace("<|endoftext|>", "")
-        replies.append(reply)
-        head, calls = _tool_calls(reply)
-        if not calls or turn == max_turns - 1:
-            completion.append({"role": "assistant", "content": reply}); break
-        completion.append({"role": "assistant", "content": head, "tool_calls": [{"type": "function", "function": c} for c in calls]})
-        for c in calls:
-            if c["name"] != "crop_image":
-                res = CROP_ERROR_PREFIX + f"unknown tool {c['name']!r}: the only tool is crop_image"
-            else: res = env.crop_image(**{k: c["arguments"].get(k) for k in ("image_path", "x1", "y1", "x2", "y2")})
-            if isinstance(res, list): images += [p["image"] for p in res if p.get("type") == "image"]
-            completion.append({"role": "tool", "name": "crop_image", "content": res})
-    traj = zoom_trajectory(completion, env, list(image.size))
-    traj["replies"] = replies
+ROLLOUT_PROTOCOL = "zoomenv-plain-text-v1"
+"Tag of the protocol `policy_rollout` speaks (ZoomEnv, plain text, correction turns): part of evaluation cache keys."
+_PLACEHOLDER = "guilab-image://"     # ZoomEnv's image URL without PNG encoding (`encode_images=False`)
+
+
+def reply_text(proc, new_ids) -> str:
+    """The reply of one turn from generated token ids: decoded with special tokens, cut at the first end-of-turn
+    token (`<|im_end|>` or the tokenizer's eos), chat special tokens (`CHAT_STRIP_TOKENS`, pad) removed."""
+    tok = getattr(proc, "tokenizer", proc)
+    text = tok.decode(new_ids, skip_special_tokens=False)
+    for end in dict.fromkeys(t for t in ("<|im_end|>", tok.eos_token) if t): text = text.split(end)[0]
+    for t in dict.fromkeys(CHAT_STRIP_TOKENS + tuple(t for t in (tok.pad_token,) if t)): text = text.replace(t, "")
+    return text
+
+
+class VLMZoomAgent(ChatAgent):
+    """A local VLM (`model`, `proc` from `load_zoom_policy`) as a chat agent of the `ZoomEnv` `env` (see above): each
+    turn renders the env's messages with the processor's chat template (images from `env.session`, resized with
+    `processor_size_image`), generates greedily `max_new_tokens` tokens at most and returns the reply text
+    (`reply_text`). `replies` holds the episode's replies (also in `episode_notes`)."""
+    wants_images = False          # the env writes placeholder URLs; the pixels come from its registry
+    def __init__(self, model, proc,               # from `load_zoom_policy` (or any object with `generate` and a processor)
+                 env,                             # the ZoomEnv this agent plays (its session holds the images)
+                 max_new_tokens: int = 96,        # tokens per turn
+                 max_turns: int | None = None, format_retries: int | None = None,   # None: the env's
+                 system: str | None = None):      # system template (None: the env's plain-text SYSTEM_TEMPLATE)
+        super().__init__(None, max_turns=max_turns, format_retries=format_retries, system=system)
+        self.model, self.proc, self.env, self.max_new_tokens = model, proc, env, max_new_tokens
+        self.replies: list[str] = []
+
+    def new_policy(self, obs: dict, info: dict) -> Callable:
+        self.replies = []
+        return self.generate
+
+    def conversation(self, messages: list[dict]) -> tuple[list[dict], list]:
+        "Processor chat messages of the env's `messages` and their images in order (PIL, model input size)."
+        sess = getattr(self.env, "unwrapped", self.env).session
+        ip = getattr(self.proc, "image_processor", None)
+        conv, imgs = [], []
+        for m in messages:
+            c = m.get("content")
+            if isinstance(c, list):
+                parts = []
+                for p in c:
+                    if p.get("type") == "text": parts.append({"type": "text", "text": p["text"]}); continue
+                    url = p["image_url"]["url"]
+                    im = sess[url[len(_PLACEHOLDER):]].image if url.startswith(_PLACEHOLDER) else data_uri_to_image(url).convert("RGB")
+                    if ip is not None: im = processor_size_image(im, ip)
+                    parts.append({"type": "image", "image": im}); imgs.append(im)
+                c = parts
+            conv.append({"role": m["role"], "content": c if c is not None else ""})
+        return conv, imgs
+
+    def generate(self, messages: list[dict]) -> str:
+        "One greedy reply to the env's messages."
+        import torch
+        conv, imgs = self.conversation(messages)
+        text = self.proc.apply_chat_template(conv, add_generation_prompt=True, tokenize=False)
+        dev = getattr(self.model, "device", None) or "cpu"
+        inputs = self.proc(text=[text], images=imgs or None, return_tensors="pt").to(dev)
+        with torch.inference_mode():
+            out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False,
+                                      temperature=None, top_p=None, top_k=None)
+        reply = reply_text(self.proc, out[0, inputs["input_ids"].shape[1]:])
+        self.replies.append(reply)
+        return reply
+
+    def episode_notes(self) -> dict: return {"replies": list(self.replies)}
+
+
+def policy_rollout(model, proc,                    # from `load_zoom_policy`
+                   sample: GroundingSample,        # the sample (instruction; its target stays privileged, for the reward)
+                   image: Image.Image,             # its screenshot
+                   max_crops: int = MAX_CROPS,     # crop budget (0: no zoom; every crop is a format error)
+                   max_turns: int = MAX_TURNS,     # assistant turns (LBS training: 6)
+                   max_new_tokens: int = 96,       # tokens per turn
+                   system: str | None = None,      # system template (None: the env's plain-text SYSTEM_TEMPLATE)
+                   format_retries: int = FORMAT_RETRIES,   # correction turns (LBS training / SSPro: 2)
+                   seed: int | None = None,        # ZoomEnv.reset seed
+                  ) -> dict:
+    """One greedy rollout of a local VLM on `sample` through `ZoomEnv` and `zoom_episode`, as evaluation runs a chat
+    policy (see above): the env's trajectory (`answer` [0,1000] of the original, `point` original pixels, `crops`,
+    `status`, `n_corrections`, ...) plus `replies` and `env_errors`. Never raises on model text."""
+    env = ZoomEnv(max_turns=max_turns, format_retries=format_retries, max_crops=max_crops)
+    agent = VLMZoomAgent(model, proc, env, max_new_tokens, system=system)
+    traj, ep = zoom_episode(env, agent, {"image": image, "sample": sample, "instruction": sample.instruction}, seed)
+    traj["env_errors"] = ep["env_errors"]
     return traj
+
+
+zoom_rollout = policy_rollout   # the former name (nbs/repro/lbs_grpo_zoom)
+
