@@ -58,3 +58,14 @@ def test_grpo_step_runs_through_the_env(policy, data, tmp_path):
     row = next(h for h in r["log"] if "reward" in h)
     assert "rewards/zoomin_accuracy/mean" in row and "zoom/crops" in row
     assert (tmp_path / "grpo" / "config.json").is_file()
+
+
+def test_turn_filter_masks_intermediate_turns_in_grpo(policy, data, tmp_path):
+    """turn_filter="entropy" with an entropy floor no turn reaches masks every turn but the last (the answer)."""
+    os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
+    base, _ = policy
+    samples, images = data
+    r = Z.train_ocr_grpo(base, samples[:2], images, tmp_path / "grpo", max_steps=1, num_generations=2, prompts_per_step=1,
+                         max_new_tokens=16, turn_filter="entropy", entropy_min=1e9)
+    eps = r["rollouts"][0]["episodes"]
+    assert all(e["masked_turns"] == list(range(e["n_turns"] - 1)) for e in eps), eps

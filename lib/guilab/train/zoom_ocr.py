@@ -17,11 +17,11 @@ from ..grounding.zoom import (ZoomEnv, ZoomSession, ChatAgent, CropAction, mirro
 from ..grounding.ocr import ocr_tokens, view_scale, instruction_phrases, find_phrase, layout_cut, Token, _to_original
 
 # %% auto #0
-__all__ = ['OCR_VIEW_PIXELS', 'CROP_READ_PIXELS', 'N_LINES', 'OCR_SYSTEM', 'ViewLine', 'read_image', 'view_lines', 'tiles',
-           'reading_text', 'OCRView', 'crop_text', 'teacher_ocr_reply', 'OCRViewAgent', 'teacher_ocr_episodes',
+__all__ = ['OCR_VIEW_PIXELS', 'CROP_READ_PIXELS', 'N_LINES', 'OCR_SYSTEM', 'ENTROPY_MIN', 'ViewLine', 'read_image', 'view_lines',
+           'tiles', 'reading_text', 'OCRView', 'crop_text', 'teacher_ocr_reply', 'OCRViewAgent', 'teacher_ocr_episodes',
            'sft_examples', 'build_ocr_policy_base', 'chat_ids', 'TextGenerator', 'jitter_text', 'jitter_example',
            'with_system', 'augmented_examples', 'short_example', 'exact_reply_rate', 'train_ocr_sft', 'episode_tokens',
-           'make_ocr_rollout', 'episode_reward_funcs', 'train_ocr_grpo']
+           'turn_spans', 'filter_turns', 'make_ocr_rollout', 'episode_reward_funcs', 'train_ocr_grpo']
 
 # %% ../../../nbs/train/04c_zoom_ocr.ipynb #3b9c72fd
 OCR_VIEW_PIXELS = 960 * 540        # the first view is read at this many pixels
@@ -393,14 +393,53 @@ def episode_tokens(tok, chat: list[dict]) -> tuple[list[int], list[int], list[in
         for j in range(a, b): mask[j - p] = 1
     return full[:p], full[p:], mask
 
+# %% ../../../nbs/train/04c_zoom_ocr.ipynb #f1a7e2c1
+ENTROPY_MIN = 0.05   # nats: intermediate turns less uncertain than this are masked by turn_filter="entropy"
+
+def turn_spans(mask: list[int]) -> list[tuple[int, int]]:
+    "[(start, end)) of each run of 1s in an `env_mask`: the policy's turns, in order."
+    out, start = [], None
+    for i, m in enumerate(list(mask) + [0]):
+        if m and start is None: start = i
+        elif not m and start is not None: out.append((start, i)); start = None
+    return out
+
+def filter_turns(mask: list[int], trajectory: dict, bbox, entropies: list[float] | None, turn_filter: str | None,
+                 entropy_min: float = ENTROPY_MIN) -> tuple[list[int], list[int]]:
+    """(`mask` with the filtered turns set to 0, indices of those turns): see above. `bbox` is the target in original
+    pixels; `entropies` the per-token entropy of the completion (aligned with `mask`). Raises `ValueError` for an unknown
+    filter, or when the mask's turns and the trajectory's differ in number (the masks would be misaligned)."""
+    if turn_filter is None: return list(mask), []
+    if turn_filter not in ("prm", "entropy"): raise ValueError(f"turn_filter must be None, 'prm' or 'entropy', not {turn_filter!r}")
+    spans, turns = turn_spans(mask), trajectory.get("turns") or []
+    if len(spans) != len(turns): raise ValueError(f"{len(spans)} policy turns in the mask, {len(turns)} in the trajectory")
+    cx, cy = (bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2
+    def low(i):
+        t = turns[i]
+        if turn_filter == "prm":
+            if t.get("error"): return True
+            cs = t.get("crops") or []
+            return bool(cs) and not any(c["box_original"][0] <= cx <= c["box_original"][2] and c["box_original"][1] <= cy <= c["box_original"][3] for c in cs)
+        a, b = spans[i]
+        return sum(entropies[a:b]) / max(1, b - a) < entropy_min
+    out, masked = list(mask), []
+    for i in range(len(spans) - 1):
+        if low(i):
+            masked.append(i)
+            for j in range(*spans[i]): out[j] = 0
+    return out, masked
+
 # %% ../../../nbs/train/04c_zoom_ocr.ipynb #7f223c56
 def make_ocr_rollout(samples_by_id: dict, images: dict, view_pixels=OCR_VIEW_PIXELS, crop_pixels=CROP_READ_PIXELS,
                      k: int = N_LINES, max_new_tokens: int = 64, system: str = OCR_SYSTEM, p_no_zoom: float = 0.0,
-                     seed: int = 0, curves: list | None = None):
+                     seed: int = 0, curves: list | None = None,
+                     turn_filter: str | None = None,   # None, "prm" or "entropy": turn-level loss shaping (`filter_turns`)
+                     entropy_min: float = ENTROPY_MIN):
     """A trl `rollout_func`: each prompt's last message holds a training sample id; one ZoomEnv episode per prompt is
     played by the current policy (sampling at the trainer's temperature) through `OCRViewAgent`; returns prompt and
     completion ids, per-token log-probabilities of the completion under the policy, `env_mask` (1 = the policy's
-    tokens), and the reward columns (`trajectory`, `bbox`, `img_size`, `box_type`, `polygon`, `instruction`)."""
+    tokens, minus the turns `turn_filter` masks), and the reward columns (`trajectory`, `bbox`, `img_size`, `box_type`,
+    `polygon`, `instruction`)."""
     import torch
     g = rng(seed, "ocr_rollout")
     def rollout(prompts, trainer):
@@ -418,15 +457,19 @@ def make_ocr_rollout(samples_by_id: dict, images: dict, view_pixels=OCR_VIEW_PIX
             pid, cid, mask = episode_tokens(tok, chat)
             with torch.no_grad():
                 ids = torch.tensor([pid + cid])
-                lp = torch.log_softmax(model(input_ids=ids).logits[0, :-1].float(), -1)
-                tok_lp = lp[len(pid) - 1:].gather(1, torch.tensor(cid)[:, None])[:, 0].tolist()
+                lp = torch.log_softmax(model(input_ids=ids).logits[0, :-1].float(), -1)[len(pid) - 1:]
+                tok_lp = lp.gather(1, torch.tensor(cid)[:, None])[:, 0].tolist()
+                ent = (-(lp.exp() * lp).sum(-1)).tolist()
+            mask, masked = filter_turns(mask, tr, s.bbox, ent, turn_filter, entropy_min)
+            tr["masked_turns"] = masked
             out["prompt_ids"].append(pid); out["completion_ids"].append(cid); out["logprobs"].append(tok_lp)
             out["env_mask"].append(mask); out["trajectory"].append(tr)
             out["bbox"].append(list(s.bbox)); out["img_size"].append(list(images[s.img_filename].size))
             out["box_type"].append(s.box_type); out["polygon"].append(s.polygon); out["instruction"].append(s.instruction)
         if curves is not None:
             curves.append({"step": trainer.state.global_step, "episodes": [
-                {"id": p[-1]["content"], "n_crops": t["n_crops"], "status": t["status"], "point": t["point"]}
+                {"id": p[-1]["content"], "n_crops": t["n_crops"], "status": t["status"], "point": t["point"],
+                 "n_turns": t["n_turns"], "masked_turns": t["masked_turns"]}
                 for p, t in zip(prompts, out["trajectory"])]})
         model.train(was)
         return out
@@ -457,7 +500,9 @@ def train_ocr_grpo(start, samples: list, images: dict, out, max_steps: int = 20,
     """GRPO (trl `GRPOTrainer` with `rollout_func`) of the text policy from `start` on synthetic `samples`: the five LBS
     rewards (`grpo_zoom.trl_reward_funcs`; weights `reward_weights`, default all 1), group-relative advantages over the
     `num_generations` episodes of one sample (trajectory-level: one reward per episode, spread over the policy's
-    tokens). Saves model + processor to `out`; returns `{"seconds", "log", "rollouts"}` (per step: each episode's crops)."""
+    tokens). `rollout_kw` go to `make_ocr_rollout` (`turn_filter="prm"|"entropy"`, `entropy_min`: turn-level loss
+    shaping). Saves model + processor to `out`; returns `{"seconds", "log", "rollouts"}` (per step: each episode's
+    crops, turns and masked turns)."""
     import shutil, time
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer

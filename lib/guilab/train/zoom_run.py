@@ -32,7 +32,8 @@ ZOOM_OCR_DEFAULTS = {
     "warmup": {"max_steps": 1500, "batch": 32, "lr": 1.0e-3, "eval_every": 250, "until": 0.8, "held_out": 32, "copies": 8},
     "sft": {"max_steps": 300, "batch": 8, "lr": 5.0e-4, "copies": 8},
     "grpo": {"n_samples": 160, "seed": 300, "max_steps": 12, "num_generations": 8, "prompts_per_step": 4, "lr": 5.0e-5,
-             "temperature": 1.0, "beta": 0.0, "p_no_zoom": 0.0},
+             "temperature": 1.0, "beta": 0.0, "p_no_zoom": 0.0,
+             "turn_filter": None, "entropy_min": 0.05},   # turn-level loss shaping (train.zoom_ocr.filter_turns): None, "prm" or "entropy"
 }
 
 def zoom_ocr_settings(cfg: dict | None = None) -> dict:
@@ -129,7 +130,8 @@ def zoom_ocr_run(cfg: dict | None,              # settings per stage (see `zoom_
     def build_grpo(tmp):
         r = Z.train_ocr_grpo(folders["sft"], gs, gims, tmp, max_steps=int(g["max_steps"]), num_generations=int(g["num_generations"]),
                              prompts_per_step=int(g["prompts_per_step"]), lr=float(g["lr"]), temperature=float(g["temperature"]),
-                             beta=float(g["beta"]), p_no_zoom=float(g["p_no_zoom"]), seed=seed)
+                             beta=float(g["beta"]), p_no_zoom=float(g["p_no_zoom"]), seed=seed,
+                             turn_filter=g["turn_filter"], entropy_min=float(g["entropy_min"]))
         return {"train_seconds": r["seconds"], "log": r["log"], "rollouts": r["rollouts"]}
     folders["grpo"] = _stage(root, "grpo", keys["grpo"], build_grpo, progress)
     out["models"]["grpo"] = folders["grpo"]
