@@ -408,9 +408,11 @@ def filter_turns(mask: list[int], trajectory: dict, bbox, entropies: list[float]
                  entropy_min: float = ENTROPY_MIN) -> tuple[list[int], list[int]]:
     """(`mask` with the filtered turns set to 0, indices of those turns): see above. `bbox` is the target in original
     pixels; `entropies` the per-token entropy of the completion (aligned with `mask`). Raises `ValueError` for an unknown
-    filter, or when the mask's turns and the trajectory's differ in number (the masks would be misaligned)."""
+    filter, for "entropy" without `entropies`, or when the mask's turns and the trajectory's differ in number (the masks
+    would be misaligned)."""
     if turn_filter is None: return list(mask), []
     if turn_filter not in ("prm", "entropy"): raise ValueError(f"turn_filter must be None, 'prm' or 'entropy', not {turn_filter!r}")
+    if turn_filter == "entropy" and entropies is None: raise ValueError("turn_filter='entropy' needs the per-token entropies")
     spans, turns = turn_spans(mask), trajectory.get("turns") or []
     if len(spans) != len(turns): raise ValueError(f"{len(spans)} policy turns in the mask, {len(turns)} in the trajectory")
     cx, cy = (bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2
@@ -437,7 +439,8 @@ def make_ocr_rollout(samples_by_id: dict, images: dict, view_pixels=OCR_VIEW_PIX
                      entropy_min: float = ENTROPY_MIN):
     """A trl `rollout_func`: each prompt's last message holds a training sample id; one ZoomEnv episode per prompt is
     played by the current policy (sampling at the trainer's temperature) through `OCRViewAgent`; returns prompt and
-    completion ids, per-token log-probabilities of the completion under the policy, `env_mask` (1 = the policy's
+    completion ids, per-token log-probabilities of the completion under the policy at the trainer's temperature (as
+    trl scores them), `env_mask` (1 = the policy's
     tokens, minus the turns `turn_filter` masks), and the reward columns (`trajectory`, `bbox`, `img_size`, `box_type`,
     `polygon`, `instruction`)."""
     import torch
@@ -457,7 +460,8 @@ def make_ocr_rollout(samples_by_id: dict, images: dict, view_pixels=OCR_VIEW_PIX
             pid, cid, mask = episode_tokens(tok, chat)
             with torch.no_grad():
                 ids = torch.tensor([pid + cid])
-                lp = torch.log_softmax(model(input_ids=ids).logits[0, :-1].float(), -1)[len(pid) - 1:]
+                logits = model(input_ids=ids).logits[0, :-1].float() / float(trainer.args.temperature)   # as trl scores the sampled tokens
+                lp = torch.log_softmax(logits, -1)[len(pid) - 1:]
                 tok_lp = lp.gather(1, torch.tensor(cid)[:, None])[:, 0].tolist()
                 ent = (-(lp.exp() * lp).sum(-1)).tolist()
             mask, masked = filter_turns(mask, tr, s.bbox, ent, turn_filter, entropy_min)
@@ -498,7 +502,7 @@ def train_ocr_grpo(start, samples: list, images: dict, out, max_steps: int = 20,
                    prompts_per_step: int = 2, lr: float = 5e-4, temperature: float = 1.0, beta: float = 0.0,
                    reward_weights: list | None = None, p_no_zoom: float = 0.0, seed: int = 0, **rollout_kw) -> dict:
     """GRPO (trl `GRPOTrainer` with `rollout_func`) of the text policy from `start` on synthetic `samples`: the five LBS
-    rewards (`grpo_zoom.trl_reward_funcs`; weights `reward_weights`, default all 1), group-relative advantages over the
+    rewards (`episode_reward_funcs`; weights `reward_weights`, default all 1), group-relative advantages over the
     `num_generations` episodes of one sample (trajectory-level: one reward per episode, spread over the policy's
     tokens). `rollout_kw` go to `make_ocr_rollout` (`turn_filter="prm"|"entropy"`, `entropy_min`: turn-level loss
     shaping). Saves model + processor to `out`; returns `{"seconds", "log", "rollouts"}` (per step: each episode's

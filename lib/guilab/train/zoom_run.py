@@ -27,21 +27,29 @@ def modules_digest(names=STAGE_MODULES) -> str:
 
 # %% ../../../nbs/train/04d_zoom_run.ipynb #9ad6b459
 ZOOM_OCR_DEFAULTS = {
-    "data": {"n_samples": 480, "seed": 100, "per_image": 8, "p_no_zoom": 0.25, "p_fix": 0.15, "held_out": 24, "workers": 2},
+    "data": {"n_samples": 640, "seed": 100, "per_image": 8, "p_no_zoom": 0.25, "p_fix": 0.15, "held_out": 24, "workers": 2},
     "base": {"n_corpus": 400, "seed": 0},
     "warmup": {"max_steps": 1500, "batch": 32, "lr": 1.0e-3, "eval_every": 250, "until": 0.8, "held_out": 32, "copies": 8},
     "sft": {"max_steps": 300, "batch": 8, "lr": 5.0e-4, "copies": 8},
-    "grpo": {"n_samples": 160, "seed": 300, "max_steps": 12, "num_generations": 8, "prompts_per_step": 4, "lr": 5.0e-5,
+    "grpo": {"n_samples": 160, "seed": 300, "max_steps": 12, "num_generations": 8, "prompts_per_step": 4, "lr": 1.0e-4,
              "temperature": 1.0, "beta": 0.0, "p_no_zoom": 0.0,
              "turn_filter": None, "entropy_min": 0.05},   # turn-level loss shaping (train.zoom_ocr.filter_turns): None, "prm" or "entropy"
 }
 
 def zoom_ocr_settings(cfg: dict | None = None) -> dict:
-    "`ZOOM_OCR_DEFAULTS` with `cfg`'s entries laid over them, stage by stage. Raises `KeyError` for an unknown stage."
+    """`ZOOM_OCR_DEFAULTS` with `cfg`'s entries laid over them, stage by stage. Raises `KeyError` for an unknown stage
+    or key (before anything is built: a typo would otherwise only change the cache key) and `ValueError` for a
+    `grpo.turn_filter` other than None, "prm" or "entropy"."""
     cfg = cfg or {}
     bad = set(cfg) - set(ZOOM_OCR_DEFAULTS)
     if bad: raise KeyError(f"train.zoom_ocr: unknown stage(s) {sorted(bad)}; stages are {list(ZOOM_OCR_DEFAULTS)}")
-    return {k: {**v, **(cfg.get(k) or {})} for k, v in ZOOM_OCR_DEFAULTS.items()}
+    for k, v in cfg.items():
+        extra = set(v or {}) - set(ZOOM_OCR_DEFAULTS[k])
+        if extra: raise KeyError(f"train.zoom_ocr.{k}: unknown key(s) {sorted(extra)}; keys are {sorted(ZOOM_OCR_DEFAULTS[k])}")
+    S = {k: {**v, **(cfg.get(k) or {})} for k, v in ZOOM_OCR_DEFAULTS.items()}
+    if S["grpo"]["turn_filter"] not in (None, "prm", "entropy"):
+        raise ValueError(f"train.zoom_ocr.grpo.turn_filter must be null, prm or entropy, not {S['grpo']['turn_filter']!r}")
+    return S
 
 # %% ../../../nbs/train/04d_zoom_run.ipynb #c115ed6c
 def _text_targets(n, seed, per_image):
