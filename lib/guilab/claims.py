@@ -82,8 +82,8 @@ def verdict(direction: str,             # the seed's direction: ">" (estimate ab
 def read_statistic(test: dict,                      # the claim's `test`
                    out: str | os.PathLike,          # the run's output folder (figures/)
                   ) -> dict:
-    """`{"estimate", "lo", "hi", "p"}` from the one row of `out/test["table"]` that matches `test["where"]` (string
-    comparison). Raises `ClaimError` when the table, a column or exactly one matching row is missing."""
+    """`{"estimate", "lo", "hi", "p", "not_testable"}` from the one row of `out/test["table"]` that matches `test["where"]` (string
+    comparison; `not_testable`: the row's `not_testable` column, "" when absent or empty). Raises `ClaimError` when the table, a column or exactly one matching row is missing."""
     f = Path(out)/test["table"]
     if not f.is_file(): raise ClaimError(f"{test['table']} was not written by this run")
     df = pd.read_csv(f, dtype=str, keep_default_na=False)
@@ -99,6 +99,7 @@ def read_statistic(test: dict,                      # the claim's `test`
         if col is None: out_[k] = math.nan; continue
         if col not in df.columns: raise ClaimError(f"{test['table']} has no column {col!r}")
         out_[k] = _num(row[col]) * (scale if k != "p" else 1)
+    out_["not_testable"] = str(row.get("not_testable", "") or "").strip()
     return out_
 
 # %% ../../nbs/03_claims.ipynb #feffbd2a
@@ -117,6 +118,10 @@ def judge(claim: dict,                    # one ledger entry (`load_claims`)
     try: s = read_statistic(claim["test"], out)
     except ClaimError as e:
         row.update(verdict="error", reason=str(e)); return row
+    why_not = s.pop("not_testable")
+    if why_not:
+        row.update(s, verdict="not testable here", reason=f"this run: {why_not}")
+        return row
     v, why = verdict(claim["direction"], s["estimate"], s["lo"], s["hi"], s["p"], float(claim.get("threshold", 0)),
                      float(claim.get("alpha", 0.05)))
     row.update(s, verdict=v, reason=why)
@@ -150,9 +155,15 @@ def _fmt(v) -> str:
 def collect_claims(out: str | os.PathLike,                    # the run's output folder
                    path: str | os.PathLike | None = None,     # the ledger
                   ) -> pd.DataFrame:
-    "Judge every claim, write `out/claims.csv` and `out/claims.md` (counts, then a table per seed); return the rows."
+    """Judge every claim, write `out/claims.csv` and `out/claims.md` (counts, then a table per seed) and rewrite each
+    `out/claims/<notebook>.csv` from the same judgement (a claim moved to another notebook leaves no stale row behind;
+    a per-notebook file of a notebook that no longer tests any claim is removed); return the rows."""
     out = Path(out); df = judge_claims(None, out, path)
     atomic_write(out/"claims.csv", df.to_csv(index=False))
+    (out/"claims").mkdir(parents=True, exist_ok=True)
+    for nb, d in df.groupby("notebook"): atomic_write(out/"claims"/f"{nb}.csv", d.to_csv(index=False))
+    for f in (out/"claims").glob("*.csv"):
+        if f.stem not in set(df["notebook"]): f.unlink()
     n = claim_counts(df)
     md = ["# Claims of the four seeds and their verdicts in this run", "",
           "Verdict rule: `shown` when this run's 95 % interval (or test, p < 0.05) supports the seed's direction, "

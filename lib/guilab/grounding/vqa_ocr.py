@@ -71,8 +71,10 @@ def decide(tokens: list[Token],        # OCR words, boxes in original pixels (li
             num = next((v for v in (_number(w.text) for w in row_words(tokens, m.box)) if v is not None), None)
             if num is not None: vals[L] = num
         if len(vals) < 2: return None, f"numbers read for {len(vals)} option(s)"
-        L = (max if p["direction"] == "high" else min)(vals, key=vals.get)
-        return L, f"values read {vals}: the {p['direction']}est is {L}"
+        best = (max if p["direction"] == "high" else min)(vals.values())
+        top = [L for L, v in vals.items() if v == best]
+        if len(top) > 1: return None, f"values read {vals}: the {p['direction']}est ({best:g}) is shared by {top}"
+        return top[0], f"values read {vals}: the {p['direction']}est is {top[0]}"
     return None, "question names no key and no direction"
 
 # %% ../../../nbs/grounding/11_vqa_ocr.ipynb #81f654fe

@@ -60,7 +60,7 @@ def _cmd_zoom(a) -> int:
 def _cmd_zoom_ocr(a) -> int:
     from guilab.train.zoom_run import zoom_ocr_run
     P = _params(a); t = P["train"]
-    r = zoom_ocr_run(t.get("zoom_ocr"), t["runs_dir"], seed=int(P.get("seed", 0)), progress=not a.quiet)
+    r = zoom_ocr_run(t.get("zoom_ocr"), t["runs_dir"], seed=int(P.get("seed", 0)), progress=not a.quiet, stop_after=a.stop_after)
     for k, f in r["folders"].items(): print(f"{k}: {f} ({r['stages'][k]['seconds']:.0f} s when built)")
     return 0
 
@@ -75,5 +75,11 @@ def add_cli(sub) -> None:
         q.add_argument("--config", required=True, help="params file, e.g. params/default.yaml or params/full.yaml")
         q.add_argument("--set", nargs="+", metavar="KEY=VALUE", help="params overrides, e.g. train.sft.max_steps=10")
         if name == "grpo": q.add_argument("--variants", nargs="+", help="GRPO variants to train (default: all in train.grpo.variants)")
+        if name == "zoom-ocr":
+            q.description = ("Stages data (privileged-teacher episodes on synthetic text targets), base (tiny VLM + number tokens), warmup "
+                             "(short-context copy warm-up), sft (cold start) and grpo (the five LBS rewards through ZoomEnv), each in "
+                             "<train.runs_dir>/zoom-ocr/<stage>-<key>, reused when its settings, the stage before it, the seed and its "
+                             "code match (params train.zoom_ocr).")
+            q.add_argument("--stop-after", choices=["data", "base", "warmup", "sft", "grpo"], help="last stage to build (default: all five)")
         q.add_argument("--quiet", action="store_true")
         q.set_defaults(func=fn)

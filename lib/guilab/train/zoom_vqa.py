@@ -37,17 +37,22 @@ def read_band(image: Image.Image,     # the original (pixels)
     return toks
 
 # %% ../../../nbs/train/04e_zoom_vqa.ipynb #c30c2f32
-def ground_keys(image: Image.Image, question: str, options: dict, generate, zoom: bool = True) -> list[dict]:
+def ground_keys(image: Image.Image, question: str, options: dict,
+                policy,               # generate(text_messages) -> reply (a trained policy, `train.zoom_ocr.TextGenerator`), or an Agent of the zoom env
+                zoom: bool = True,    # False: no crop budget (ZoomEnv(max_crops=0))
+               ) -> list[dict]:
     """The pointing episodes of one question (step 1 above): `[{key, instruction, trajectory}]`, one for the key of a
-    "what is ..." question, one per option for a "highest / lowest" question. `generate(text_messages) -> reply` is the
-    policy (`train.zoom_ocr.TextGenerator`); `zoom=False` runs it with no crop budget. Rotation-independent (the
-    keys are the options' texts, not their letters)."""
+    "what is ..." question, one per option for a "highest / lowest" question. A `generate` function is wrapped in
+    `OCRViewAgent` (the OCR readings the policy was trained on); an Agent (anything with `act`, e.g. the scripted
+    pointer `grounding.ocr.ocr_layout_zoom_agent`) plays the episodes itself. Rotation-independent (the keys are the
+    options' texts, not their letters)."""
     p = question_parts(question)
     keys = sorted(set(options.values())) if p["direction"] else ([p["key"]] if p["key"] else [])
+    agent = policy if callable(getattr(policy, "act", None)) else OCRViewAgent(policy)
     out = []
     for k in keys:
         ins = point_instruction(k, p["region"])
-        tr, _ = zoom_episode(ZoomEnv(max_crops=MAX_CROPS if zoom else 0), OCRViewAgent(generate), {"image": image, "instruction": ins})
+        tr, _ = zoom_episode(ZoomEnv(max_crops=MAX_CROPS if zoom else 0), agent, {"image": image, "instruction": ins})
         out.append({"key": k, "instruction": ins, "trajectory": tr})
     return out
 
