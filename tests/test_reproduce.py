@@ -101,7 +101,7 @@ def _writer(folder, name, text):
 
 def test_unchanged_stage_is_reused_and_changes_rerun(tmp_path):
     """A warm rerun reuses a stage whose notebook, params, reported numbers and code are unchanged and whose outputs are
-    intact; an edited notebook, an edited output or --force runs it again."""
+    intact; an edited notebook, an edited output or --force runs it again, and the manifest says which."""
     folder = tmp_path / "repro"; folder.mkdir(); out = tmp_path / "out"
     _writer(folder, "w1", "one"); _writer(folder, "w2", "two")
     run = lambda *extra: subprocess.run([GUILAB, "reproduce", "--params", "params/smoke.yaml", "--out", str(out), "--notebooks",
@@ -114,9 +114,11 @@ def test_unchanged_stage_is_reused_and_changes_rerun(tmp_path):
     (out / "w2.md").write_text("tampered")                   # an output changed since it was written
     r = run(); man = json.loads((out / "manifest.json").read_text())
     assert not man["notebooks"]["w1"]["reused"] and not man["notebooks"]["w2"]["reused"]
+    assert man["notebooks"]["w1"]["why"] == "changed: notebook", man["notebooks"]["w1"]["why"]   # the manifest says why each ran
+    assert man["notebooks"]["w2"]["why"].startswith("an output is missing or changed"), man["notebooks"]["w2"]["why"]
     assert (out / "w1.md").read_text() == "one, edited" and (out / "w2.md").read_text() == "two"
     r = run("--force"); man = json.loads((out / "manifest.json").read_text())
-    assert not man["notebooks"]["w1"]["reused"] and not man["notebooks"]["w2"]["reused"]
+    assert not man["notebooks"]["w1"]["reused"] and not man["notebooks"]["w2"]["reused"] and man["notebooks"]["w1"]["why"] == "--force"
 
 
 

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/00_core.ipynb #2e2f23ef
 from __future__ import annotations
-import argparse, dataclasses, hashlib, json, math, os, platform, random, re, shutil, socket, stat, subprocess, sys, tempfile, time
+import argparse, ast, dataclasses, hashlib, json, math, os, platform, random, re, shutil, socket, stat, subprocess, sys, tempfile, time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Iterator, Literal
@@ -21,7 +21,8 @@ __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTI
            'write_json_schemas', 'current_umask', 'atomic_write', 'atomic_dir', 'dumps', 'write_jsonl', 'JsonlError',
            'read_jsonl', 'JsonlWriter', 'parse_shard', 'shard_tag', 'take_shard', 'interleave_shards', 'find_shards',
            'derive_seed', 'rng', 'seed_everything', 'bootstrap_interval', 'code_digest', 'cache_key', 'file_digest',
-           'project_root', 'chdir_project_root', 'yaml_load', 'ParamsError', 'deep_merge', 'set_dotted', 'closest',
+           'module_file', 'guilab_imports', 'import_closure', 'data_entries', 'modules_digest', 'project_root',
+           'chdir_project_root', 'yaml_load', 'ParamsError', 'deep_merge', 'set_dotted', 'closest',
            'check_override_key', 'parse_override', 'param_types', 'check_param_value', 'apply_overrides', 'load_params',
            'sha256_file', 'package_versions', 'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest',
            'command_group', 'cli_number', 'free_port']
@@ -585,6 +586,88 @@ def cache_key(kind: str,          # what is cached, e.g. "sft", "eval-records"
 def file_digest(path: str | os.PathLike) -> str:
     "16 hex digits of a file's sha256, for a data file that is one of a cache key's parts."
     return sha256_file(path)[:16]
+
+# %% ../../nbs/00_core.ipynb #a054b089
+def _guilab_root() -> Path:
+    return Path(__file__).resolve().parent if "__file__" in globals() else Path(sys.modules["guilab"].__file__).resolve().parent
+
+def module_file(name: str) -> Path | None:
+    "The source file of guilab module `name` (`guilab.x.y` → `guilab/x/y.py` or `guilab/x/y/__init__.py`), without importing it; None when there is none."
+    parts = name.split(".")
+    if parts[0] != "guilab": return None
+    base = _guilab_root().joinpath(*parts[1:])
+    for f in (base.with_suffix(".py"), base/"__init__.py"):
+        if f.is_file(): return f
+    return None
+
+_ENTRY_POINT = re.compile(r"guilab(?:\.\w+)+(?::\w+)?")
+
+def guilab_imports(source: str,             # a module's (or a notebook's code cells') Python source
+                   module: str = "",        # its dotted name, for relative imports ("" for a notebook)
+                   is_package: bool = False,# True for a package's __init__
+                  ) -> set[str]:
+    """The guilab modules `source` imports, anywhere in it (top level, functions, `try` blocks): `import guilab.a.b`,
+    `from guilab.a import b` (b itself when it is a module, else guilab.a), and relative imports resolved against
+    `module`, and entry-point strings `"guilab.x.y:name"` (the agent and benchmark registries import those by name).
+    Every parent package is included (importing `guilab.a.b` runs `guilab/a/__init__.py`). Raises
+    `SyntaxError` on source that does not parse."""
+    pkg = module.split(".") if is_package else module.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name == "guilab" or a.name.startswith("guilab.")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                if node.level - 1 > len(pkg): continue
+                base = ".".join(pkg[:len(pkg) - (node.level - 1)] + ([node.module] if node.module else []))
+            else: base = node.module or ""
+            if not (base == "guilab" or base.startswith("guilab.")): continue
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names if module_file(f"{base}.{a.name}")}
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _ENTRY_POINT.fullmatch(node.value):
+            found.add(node.value.split(":")[0])   # a registry's entry point ("guilab.grounding.ocr:ocr_agent"), imported by name later
+    out = set()
+    for m in found:
+        p = m.split(".")
+        out |= {".".join(p[:i]) for i in range(1, len(p) + 1)}
+    return {m for m in out if module_file(m)}
+
+def import_closure(roots: Iterable[str],   # guilab module names
+                  ) -> list[str]:
+    "Every guilab module `roots` import, transitively (static: `guilab_imports` of each file), the roots and their parent packages included; sorted."
+    seen, todo = set(), [".".join(m.split(".")[:k]) for m in roots for k in range(1, len(m.split(".")) + 1)]
+    todo = [m for m in todo if module_file(m)]
+    while todo:
+        m = todo.pop()
+        if m in seen: continue
+        seen.add(m); f = module_file(m)
+        todo += sorted(guilab_imports(f.read_text(encoding="utf-8"), m, f.name == "__init__.py") - seen)
+    return sorted(seen)
+
+def _string_constants(f: Path) -> set[str]:
+    return {n.value for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+def data_entries(modules: Iterable[str]) -> list[Path]:
+    """The package data (`guilab/data/<entry>`, a file or folder) that `modules` read: an entry counts when one of
+    them names it in a string literal (`"hrvqa"`, `"euclid.jsonl"`, `".../data/vlaa"`), as every loader of package
+    data here does. Sorted."""
+    d = _guilab_root()/"data"
+    if not d.is_dir(): return []
+    consts = set().union(*(_string_constants(module_file(m)) for m in modules)) if modules else set()
+    return sorted(e for e in d.iterdir() if any(c == e.name or c.endswith("/" + e.name) or ("/" + e.name + "/") in c
+                                                or c.startswith(e.name + "/") for c in consts))
+
+def modules_digest(roots: Iterable[str],     # guilab module names (their imports are followed)
+                  ) -> str:
+    """16 hex digits of sha256 over the source of `import_closure(roots)` and the package data they read
+    (`data_entries`): changes when any module a stage runs changes, and only then."""
+    root = _guilab_root(); h = hashlib.sha256()
+    mods = import_closure(roots)
+    files = [module_file(m) for m in mods]
+    for e in data_entries(mods): files += sorted(p for p in ([e] if e.is_file() else e.rglob("*")) if p.is_file() and "__pycache__" not in p.parts)
+    for f in files:
+        h.update(str(f.relative_to(root)).encode()); h.update(b"\0"); h.update(f.read_bytes()); h.update(b"\0")
+    return h.hexdigest()[:16]
 
 # %% ../../nbs/00_core.ipynb #9e35c868
 def _is_guilab_root(d: Path) -> bool:

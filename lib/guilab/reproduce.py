@@ -7,14 +7,14 @@ from __future__ import annotations
 import json, math, os, re, sys, time, traceback
 from pathlib import Path
 
-from .core import (atomic_write, cache_key, file_digest, git_commit, load_params, make_manifest, project_root,
-                         sha256_file, write_manifest)
+from .core import (atomic_write, cache_key, code_digest, file_digest, git_commit, guilab_imports, load_params, make_manifest,
+                         modules_digest, project_root, sha256_file, write_manifest)
 
 # %% auto #0
 __all__ = ['STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'repro_notebooks', 'select_notebooks',
            'has_parameters_cell', 'no_parameters_message', 'run_notebook', 'clean_on_save', 'load_gallery',
            'stages_commit_text', 'split_wide_tables', 'write_gallery', 'readme_claims_block', 'update_readme_claims',
-           'stage_key', 'reusable', 'eta_text', 'reproduce']
+           'notebook_modules', 'stage_key_parts', 'stage_key', 'why_run', 'eta_text', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -417,28 +417,58 @@ def _param_files(tree) -> list[str]:
         except OSError: return []
     return []
 
-def stage_key(nb: Path,                    # the reproduction notebook
-              p: dict,                     # the loaded params (after overrides)
-              reported: list[Path] = (),   # params/reported/*.yaml
-             ) -> str:
-    """What a notebook's outputs depend on, as a `cache_key`: the notebook file, the params (after overrides), the
-    reported numbers, the content of files the params name, and guilab's code and package data (`code=True`).
-    Not covered: folders named in params (a local model directory changed in place) — run with `force=True` then."""
-    tree = {k: v for k, v in p.items() if k != "_files"}
-    files = {f: file_digest(f) for f in _param_files(tree)}
-    return cache_key("repro-stage", nb.name, file_digest(nb), tree, [file_digest(r) for r in reported], files, code=True)
+def notebook_modules(nb: Path) -> list[str] | None:
+    """The guilab modules a notebook's code cells import (`guilab.core.guilab_imports`; IPython magics and shell lines
+    skipped), sorted; None when a cell is not Python."""
+    cells = json.loads(Path(nb).read_text(encoding="utf-8")).get("cells", [])
+    src = "\n".join(ln for c in cells if c.get("cell_type") == "code"
+                    for ln in "".join(c.get("source", "")).splitlines() if not ln.lstrip().startswith(("%", "!")))
+    try: return sorted(guilab_imports(src))
+    except SyntaxError: return None
 
-def reusable(entry: dict | None,      # the notebook's entry in the previous manifest
-             key: str,                # its `stage_key` now
-             hashes: dict,            # the previous manifest's "outputs" (name -> sha256)
-             root: Path,              # names in `hashes` are relative to this folder
-            ) -> bool:
-    "True when the previous run of this stage succeeded with the same key and every file it wrote is still there, unchanged."
-    if not entry or entry.get("status") != "ok" or entry.get("key") != key or not entry.get("outputs"): return False
+def stage_key_parts(nb: Path,                    # the reproduction notebook
+                    p: dict,                     # the loaded params (after overrides)
+                    reported: list[Path] = (),   # params/reported/*.yaml
+                    claims: Path | None = None,  # the claims ledger (default params/claims.yaml)
+                   ) -> dict:
+    """What a notebook's outputs depend on, part by part (each a short digest): `notebook` (its file), `params`
+    (after overrides), `reported` (the seeds' numbers), `files` (the content of files the params name), `claims` (the
+    ledger its last cell judges), and `code`: `guilab.core.modules_digest` of the guilab modules the notebook imports,
+    followed transitively, with the package data they read — an edit to a module reruns only the stages that import
+    it. A notebook that does not parse as Python falls back to the whole package (`code_digest`). Not covered: folders
+    named in params (a local model directory changed in place) — run with `force=True` then."""
+    tree = {k: v for k, v in p.items() if k != "_files"}
+    mods = notebook_modules(nb)
+    claims = Path(claims) if claims else project_root()/"params"/"claims.yaml"
+    return {"notebook": file_digest(nb), "params": cache_key("params", tree),
+            "reported": cache_key("reported", [file_digest(r) for r in reported]),
+            "files": cache_key("files", {f: file_digest(f) for f in _param_files(tree)}),
+            "claims": file_digest(claims) if claims.is_file() else "",
+            "code": modules_digest(mods) if mods is not None else "package:" + code_digest()}
+
+def stage_key(nb: Path, p: dict, reported: list[Path] = (), claims: Path | None = None) -> str:
+    "The stage's key: a `cache_key` of `stage_key_parts` (same arguments)."
+    return cache_key("repro-stage", Path(nb).name, stage_key_parts(nb, p, reported, claims))
+
+def why_run(entry: dict | None,      # the notebook's entry in the previous manifest
+            key: str,                # its `stage_key` now
+            parts: dict,             # its `stage_key_parts` now
+            hashes: dict,            # the previous manifest's "outputs" (name -> sha256)
+            root: Path,              # names in `hashes` are relative to this folder
+           ) -> str:
+    """Why the stage must run, in words ("" when it can be reused: its previous run succeeded with the same key and
+    every file it wrote is still there, unchanged). A changed key names the parts that changed."""
+    if not entry: return "never run into this folder"
+    if entry.get("status") != "ok": return "its last run failed"
+    if entry.get("key") != key:
+        old = entry.get("key_parts")
+        if not old: return "its key changed (the previous entry predates per-part keys)"
+        return "changed: " + ", ".join(k for k in parts if old.get(k) != parts[k])
+    if not entry.get("outputs"): return "its last run wrote nothing"
     for f in entry["outputs"]:
         q = Path(f); name = str(q.relative_to(root)) if q.is_relative_to(root) else str(q)
-        if name not in hashes or not q.is_file() or sha256_file(q) != hashes[name]: return False
-    return True
+        if name not in hashes or not q.is_file() or sha256_file(q) != hashes[name]: return f"an output is missing or changed ({name})"
+    return ""
 
 def _eta(entries: dict, names: list[str], params_name: str) -> float | None:
     "Seconds the named stages took last time with the same params file (None when any is unknown)."
@@ -471,7 +501,8 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
               claims: str | os.PathLike | None = None,           # the claims ledger (default: params/claims.yaml)
              ) -> dict:
     """Run the selected reproduction notebooks and write the manifest after each one. A stage whose `stage_key` and
-    outputs match the previous manifest is reused (not run; its entry is kept with `reused: true`). Returns
+    outputs match the previous manifest is reused (not run; its entry is kept with `reused: true`); a stage that runs
+    records why (`why_run`: never run, failed, which key parts changed, an output changed, --force). Returns
     `{'failed': [...], 'results': {...}, 'reused': [...], 'manifest': path, 'claim_errors': [...]}`
     (claims whose verdict is `error`, each printed: the table or row they need was not written)."""
     from tqdm.auto import tqdm
@@ -488,8 +519,11 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     old = json.loads(mpath.read_text()) if mpath.exists() else {}
     prev, hashes = dict(old.get("notebooks", {})), old.get("outputs", {})
     reported = sorted((root/"params"/"reported").glob("*.yaml"))
-    keys = {n: stage_key(nb, p, reported) for n, nb in nbs.items()}
-    todo = [n for n in nbs if force or not reusable(prev.get(n), keys[n], hashes, root)]
+    claims_f = Path(claims) if claims else root/"params"/"claims.yaml"
+    parts = {n: stage_key_parts(nb, p, reported, claims_f) for n, nb in nbs.items()}
+    keys = {n: stage_key(nb, p, reported, claims_f) for n, nb in nbs.items()}
+    why = {n: "--force" if force else why_run(prev.get(n), keys[n], parts[n], hashes, root) for n in nbs}
+    todo = [n for n in nbs if why[n]]
     eta = eta_text(prev, todo, params.name)
     tqdm.write(f"reproduce: {len(todo)} of {len(nbs)} notebooks to run, {len(nbs) - len(todo)} reused; "
                f"estimate from the last manifest: {eta}")
@@ -515,9 +549,9 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
             tqdm.write(f"= {name}: reused (inputs and code unchanged; computed in {prev[name]['seconds']} s)")
             continue
         last = _eta(prev, [name], params.name)
-        tqdm.write(f"→ {name}: running (last time {_fmt_s(last)}; all left {eta_text(prev, todo[todo.index(name):], params.name)})")
+        tqdm.write(f"→ {name}: running — {why[name]} (last time {_fmt_s(last)}; all left {eta_text(prev, todo[todo.index(name):], params.name)})")
         r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
-        results[name] = entries[name] = {**r, "key": keys[name], "params_file": str(params),
+        results[name] = entries[name] = {**r, "key": keys[name], "key_parts": parts[name], "why": why[name], "params_file": str(params),
                                           "overrides": list(overrides), "reused": False, "git": commit}
         tqdm.write(f"{'✓' if r['status'] == 'ok' else '✗'} {name} ({r['seconds']} s){': ' + r['error'] if r['error'] else ''}")
         save()   # after every stage: a killed run keeps what it finished
