@@ -27,7 +27,8 @@ class ClaimError(ValueError):
 def load_claims(path: str | os.PathLike | None = None,   # the ledger (default: params/claims.yaml of the project)
                ) -> list[dict]:
     """The ledger's claims as dicts (keys: id, system, seed, section, quote, claim, reported, notebook, artefact,
-    statistic, and either `test` + `direction` (+ `threshold`, default 0) or `not_testable` (the reason)). Raises
+    statistic, and either `test` + `direction` (+ `threshold`, default 0; + `precondition`: when the run may find the
+    test inapplicable, see `judge`) or `not_testable` (the reason)). Raises
     `ClaimError` for a duplicate id, an unknown system, a missing key or a direction other than '>' / '<'."""
     path = Path(path) if path else project_root()/"params"/"claims.yaml"
     items = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("claims") or []
@@ -119,6 +120,12 @@ def judge(claim: dict,                    # one ledger entry (`load_claims`)
     except ClaimError as e:
         row.update(verdict="error", reason=str(e)); return row
     why_not = s.pop("not_testable")
+    if why_not and not claim.get("precondition"):
+        row.update(s, verdict="error", reason=f"the table marks it not testable ({why_not!r}) but the ledger declares no precondition")
+        return row
+    if why_not and len(why_not.split()) < 3:
+        row.update(s, verdict="error", reason=f"not_testable holds {why_not!r}, not a reason")
+        return row
     if why_not:
         row.update(s, verdict="not testable here", reason=f"this run: {why_not}")
         return row

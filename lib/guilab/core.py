@@ -21,7 +21,7 @@ __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTI
            'write_json_schemas', 'current_umask', 'atomic_write', 'atomic_dir', 'dumps', 'write_jsonl', 'JsonlError',
            'read_jsonl', 'JsonlWriter', 'parse_shard', 'shard_tag', 'take_shard', 'interleave_shards', 'find_shards',
            'derive_seed', 'rng', 'seed_everything', 'bootstrap_interval', 'code_digest', 'cache_key', 'file_digest',
-           'module_file', 'guilab_imports', 'import_closure', 'data_entries', 'modules_digest', 'project_root',
+           'module_file', 'guilab_imports', 'import_closure', 'data_entries', 'imports_digest', 'project_root',
            'chdir_project_root', 'yaml_load', 'ParamsError', 'deep_merge', 'set_dotted', 'closest',
            'check_override_key', 'parse_override', 'param_types', 'check_param_value', 'apply_overrides', 'load_params',
            'sha256_file', 'package_versions', 'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest',
@@ -657,7 +657,7 @@ def data_entries(modules: Iterable[str]) -> list[Path]:
     return sorted(e for e in d.iterdir() if any(c == e.name or c.endswith("/" + e.name) or ("/" + e.name + "/") in c
                                                 or c.startswith(e.name + "/") for c in consts))
 
-def modules_digest(roots: Iterable[str],     # guilab module names (their imports are followed)
+def imports_digest(roots: Iterable[str],     # guilab module names (their imports are followed)
                   ) -> str:
     """16 hex digits of sha256 over the source of `import_closure(roots)` and the package data they read
     (`data_entries`): changes when any module a stage runs changes, and only then."""

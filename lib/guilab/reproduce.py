@@ -8,7 +8,7 @@ import json, math, os, re, sys, time, traceback
 from pathlib import Path
 
 from .core import (atomic_write, cache_key, code_digest, file_digest, git_commit, guilab_imports, load_params, make_manifest,
-                         modules_digest, project_root, sha256_file, write_manifest)
+                         imports_digest, project_root, sha256_file, write_manifest)
 
 # %% auto #0
 __all__ = ['STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'repro_notebooks', 'select_notebooks',
@@ -433,7 +433,7 @@ def stage_key_parts(nb: Path,                    # the reproduction notebook
                    ) -> dict:
     """What a notebook's outputs depend on, part by part (each a short digest): `notebook` (its file), `params`
     (after overrides), `reported` (the seeds' numbers), `files` (the content of files the params name), `claims` (the
-    ledger its last cell judges), and `code`: `guilab.core.modules_digest` of the guilab modules the notebook imports,
+    ledger its last cell judges), and `code`: `guilab.core.imports_digest` of the guilab modules the notebook imports,
     followed transitively, with the package data they read — an edit to a module reruns only the stages that import
     it. A notebook that does not parse as Python falls back to the whole package (`code_digest`). Not covered: folders
     named in params (a local model directory changed in place) — run with `force=True` then."""
@@ -444,7 +444,7 @@ def stage_key_parts(nb: Path,                    # the reproduction notebook
             "reported": cache_key("reported", [file_digest(r) for r in reported]),
             "files": cache_key("files", {f: file_digest(f) for f in _param_files(tree)}),
             "claims": file_digest(claims) if claims.is_file() else "",
-            "code": modules_digest(mods) if mods is not None else "package:" + code_digest()}
+            "code": imports_digest(mods) if mods is not None else "package:" + code_digest()}
 
 def stage_key(nb: Path, p: dict, reported: list[Path] = (), claims: Path | None = None) -> str:
     "The stage's key: a `cache_key` of `stage_key_parts` (same arguments)."
@@ -454,7 +454,7 @@ def why_run(entry: dict | None,      # the notebook's entry in the previous mani
             key: str,                # its `stage_key` now
             parts: dict,             # its `stage_key_parts` now
             hashes: dict,            # the previous manifest's "outputs" (name -> sha256)
-            root: Path,              # names in `hashes` are relative to this folder
+            root: Path,              # names in `hashes` (and relative output paths) are relative to this folder
            ) -> str:
     """Why the stage must run, in words ("" when it can be reused: its previous run succeeded with the same key and
     every file it wrote is still there, unchanged). A changed key names the parts that changed."""
@@ -466,7 +466,8 @@ def why_run(entry: dict | None,      # the notebook's entry in the previous mani
         return "changed: " + ", ".join(k for k in parts if old.get(k) != parts[k])
     if not entry.get("outputs"): return "its last run wrote nothing"
     for f in entry["outputs"]:
-        q = Path(f); name = str(q.relative_to(root)) if q.is_relative_to(root) else str(q)
+        q = Path(f) if Path(f).is_absolute() else Path(root)/f
+        name = str(q.relative_to(root)) if q.is_relative_to(root) else str(q)
         if name not in hashes or not q.is_file() or sha256_file(q) != hashes[name]: return f"an output is missing or changed ({name})"
     return ""
 
@@ -551,6 +552,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         last = _eta(prev, [name], params.name)
         tqdm.write(f"→ {name}: running — {why[name]} (last time {_fmt_s(last)}; all left {eta_text(prev, todo[todo.index(name):], params.name)})")
         r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
+        r["outputs"] = [str(Path(q).relative_to(root)) if Path(q).is_relative_to(root) else q for q in r["outputs"]]   # a clone elsewhere reuses it
         results[name] = entries[name] = {**r, "key": keys[name], "key_parts": parts[name], "why": why[name], "params_file": str(params),
                                           "overrides": list(overrides), "reused": False, "git": commit}
         tqdm.write(f"{'✓' if r['status'] == 'ok' else '✗'} {name} ({r['seconds']} s){': ' + r['error'] if r['error'] else ''}")

@@ -12,6 +12,15 @@ from scipy.stats import binomtest
 __all__ = ['paired_accuracy']
 
 # %% ../../nbs/00b_stats.ipynb #c0eec9b3
+def _bools(v, name: str) -> np.ndarray:
+    "`v` as a 1-d bool array; raises ValueError for anything but bools and the integers 0 / 1."
+    out = []
+    for x in v:
+        if isinstance(x, (bool, np.bool_)): out.append(bool(x))
+        elif isinstance(x, (int, np.integer)) and x in (0, 1): out.append(bool(x))
+        else: raise ValueError(f"paired_accuracy: {name} holds {x!r}; correctness must be bool or 0/1")
+    return np.array(out, dtype=bool)
+
 def paired_accuracy(a: Sequence[bool],   # correctness of the first system, one per sample
                     b: Sequence[bool],   # correctness of the second, the same samples in the same order
                     alpha: float = 0.05, # 1 − the interval's level; the test's level
@@ -19,8 +28,11 @@ def paired_accuracy(a: Sequence[bool],   # correctness of the first system, one 
     """Accuracy of `a` minus `b` on paired samples, in points (× 100), by the rule above: `{n, a_pct, b_pct, estimate,
     lo, hi, p, gained, lost}` (`gained`: right in `a` only; `lost`: right in `b` only). `lo`/`hi` is the conditional
     exact (Clopper–Pearson) 1 − `alpha` interval, `p` the exact two-sided McNemar p; `lo > 0` iff `p < alpha` and the
-    estimate is positive. Raises `ValueError` when the lengths differ or there is no sample."""
-    A, B = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+    estimate is positive. The interval is conditional on the number of discordant pairs, so its ends never pass
+    ±(discordant share): it decides the sign of the difference (a threshold of 0), not a comparison with another value.
+    Raises `ValueError` when the lengths differ, there is no sample, or a value is not a bool or 0/1 (None, NaN,
+    strings and fractions are refused rather than read as truth values)."""
+    A, B = _bools(a, "a"), _bools(b, "b")
     if A.shape != B.shape or A.ndim != 1: raise ValueError(f"paired_accuracy: a and b need the same 1-d length (got {A.shape} and {B.shape})")
     n = len(A)
     if n == 0: raise ValueError("paired_accuracy: no sample")
