@@ -30,7 +30,7 @@ def help_texts() -> dict[str, str]:
 
 
 HELP = help_texts()
-TRAIN = ("sft", "grpo", "grpo-zoom", "zoom-ocr")
+TRAIN = ("sft", "grpo", "grpo-zoom", "zoom-ocr", "gui-agent")
 RUN_BY = {   # help text -> the test that runs its example
     "guilab reproduce --set": "test_reproduce_set_example",
     "guilab pagebench build --shard": "test_pagebench_shard_merge_and_option_examples",
@@ -179,6 +179,10 @@ def test_train_set_example(command, train_runs):
     if command == "zoom-ocr":    # every stage of train.zoom_run at smoke scale, each folder printed
         got = dict(l.split(": ", 1) for l in r.stdout.splitlines() if re.match(r"(data|base|warmup|sft|grpo): ", l))   # trl prints its metrics too
         assert list(got) == ["data", "base", "warmup", "sft", "grpo"], r.stdout
+        assert all((Path(v.split(" (")[0]) / "stage.json").is_file() for v in got.values())
+    elif command == "gui-agent":   # every stage of train.gui_agent at smoke scale, each folder printed
+        got = dict(l.split(": ", 1) for l in r.stdout.splitlines() if re.match(r"(data|base|sft|grpo|grpo_stability): ", l))
+        assert list(got) == ["data", "base", "sft", "grpo", "grpo_stability"], r.stdout
         assert all((Path(v.split(" (")[0]) / "stage.json").is_file() for v in got.values())
     elif command != "grpo-zoom":   # the SFT stage ran (or was reused) with the example's steps
         sft = Path(r.stdout.split("sft: ")[1].split()[0])

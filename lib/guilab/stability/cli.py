@@ -70,10 +70,21 @@ def _cmd_explore(a) -> int:
     print(json.dumps(r)); print(f"UTG: {Path(a.out) / 'utg.json'}")
     return 0
 
+def _cmd_deepen(a) -> int:
+    from guilab.stability.explore import JupyterLabApp, deepen
+    with JupyterLabApp() as app:
+        r = deepen(app, a.budget_s, a.out, walk_len=a.walk_len, seed=a.seed, progress=not a.quiet)
+    print(json.dumps(r)); print(f"UTG: {Path(a.out) / 'utg.json'}")
+    return 0
+
 def _cmd_tasks(a) -> int:
     from guilab.stability.tasks import build_tasks, save_tasks
     from guilab.stability.utg import load_utg
-    ts = build_tasks(load_utg(a.utg), n_tasks=a.n_tasks, seed=a.seed)
+    if a.min_steps is None: ts = build_tasks(load_utg(a.utg), n_tasks=a.n_tasks, seed=a.seed)
+    else:
+        from guilab.stability.tasks import build_long_tasks, load_tasks
+        ex = {t["goal"] for f in a.exclude or [] for t in load_tasks(f)}
+        ts = build_long_tasks(load_utg(a.utg), n_tasks=a.n_tasks, min_steps=a.min_steps, max_steps=a.max_steps, seed=a.seed, exclude_goals=ex)
     save_tasks(ts, a.out); print(f"{len(ts)} tasks -> {a.out}")
     return 0
 
@@ -125,9 +136,18 @@ def add_cli(sub) -> None:
     e.add_argument("--graphml", action="store_true", help="also write utg.graphml")
     e.add_argument("--fresh", action="store_true", help="start over instead of resuming")
     e.add_argument("--quiet", action="store_true", help="no progress bar"); e.set_defaults(func=_cmd_explore)
+    d = s.add_parser("deepen", help="deepen a UTG by random walks from the start screen (resumable; records what each screen offers)")
+    d.add_argument("--budget-s", type=cli_number(float, 0, strict=True), default=600.0, help="wall-clock budget in seconds (> 0)")
+    d.add_argument("--out", required=True, help="folder holding utg.json (an explore run's, or none yet); extended in place")
+    d.add_argument("--walk-len", type=cli_number(int, 1), default=12, help="actions per walk (>= 1)")
+    d.add_argument("--seed", type=int, default=0); d.add_argument("--quiet", action="store_true", help="no progress bar")
+    d.set_defaults(func=_cmd_deepen)
     t = s.add_parser("tasks", help="build tasks (subgraphs, concise and detailed instructions) from a UTG")
     t.add_argument("--utg", required=True, help="a UTG written by explore (utg.json)"); t.add_argument("--out", required=True, help="tasks JSONL file to write")
     t.add_argument("--n-tasks", type=cli_number(int, 1), default=48, help="how many tasks (>= 1)"); t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--min-steps", type=cli_number(int, 1), default=None, help="long tasks: settled starts, goals at least this many steps away (>= 1)")
+    t.add_argument("--max-steps", type=cli_number(int, 1), default=10, help="long tasks: goals at most this many steps away")
+    t.add_argument("--exclude", action="append", help="long tasks: a tasks JSONL whose goals are not used (repeatable)")
     t.set_defaults(func=_cmd_tasks)
     r = s.add_parser("run", help="run agents on tasks (UTG replay or online with video); resumable")
     r.add_argument("--utg", required=True, help="the UTG (utg.json)"); r.add_argument("--tasks", required=True, help="tasks JSONL")

@@ -9,14 +9,15 @@ from collections import deque
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 
 from ..core import atomic_write
 from .utg import (add_state, add_transition, counts, describe, edge_actions, load_utg, new_utg,
-                                  save_utg, signature, states)
+                                  save_utg, signature, states, set_offered, offered_keys)
 
 # %% auto #0
 __all__ = ['DESTRUCTIVE', 'EXTERNAL', 'COLLECT_JS', 'KERNEL_PENDING_JS', 'is_destructive', 'replay_key', 'number_actions',
-           'utg_elements', 'JupyterLabApp', 'goto', 'explore']
+           'utg_elements', 'JupyterLabApp', 'goto', 'explore', 'deepen']
 
 # %% ../../../nbs/stability/03_explore.ipynb #63c02f25
 DESTRUCTIVE = re.compile(r"\b(delete|remove|rename|move to trash|shut ?down|log ?out|restart|kill|clear|close all|"
@@ -26,9 +27,11 @@ DESTRUCTIVE = re.compile(r"\b(delete|remove|rename|move to trash|shut ?down|log 
 EXTERNAL = re.compile(r"https?://|\.org\b|\.com\b|\.io\b", re.I)
 
 def is_destructive(action: dict) -> bool:
-    "True when an action must stay a boundary: its name or command matches `DESTRUCTIVE` or names an external address."
+    """True when an action must stay a boundary: its name or command matches `DESTRUCTIVE` or names an external address,
+    or the driver marked it `leaves` (it would load another page: JupyterLab's Running panel lists the saved workspaces,
+    and clicking one navigates the page to it)."""
     s = f"{action.get('name', '')} {action.get('command', '')}"
-    return bool(DESTRUCTIVE.search(s) or EXTERNAL.search(s))
+    return bool(action.get("leaves") or DESTRUCTIVE.search(s) or EXTERNAL.search(s))
 
 # %% ../../../nbs/stability/03_explore.ipynb #006624a6
 def replay_key(a: dict) -> str:
@@ -132,7 +135,7 @@ class JupyterLabApp:
         The page reads the server's workspace list when it loads: on a fresh server the `default` workspace is saved
         only after that, so the first reset loads the page a second time (the *Running* panel then lists it, as on
         every later reset)."""
-        self.rest_reset(); self.n_resets += 1
+        self.rest_reset(); self.n_resets += 1; self._ws = None
         for _ in range(2):
             had = "default" in self._workspaces()
             self.page.goto(f"{self.url}lab?reset&token={self.token}")
@@ -174,13 +177,16 @@ class JupyterLabApp:
         return {"id": signature(sig_els), "elements": els, "desc": describe(sig_els)}
 
     def actions(self, obs: dict) -> list[dict]:
-        "Clicks on hit-testable elements (plus double clicks on file rows) and Escape, each with its `key`."
+        """Clicks on hit-testable elements (plus double clicks on file rows) and Escape, each with its `key`; a tree item
+        naming a saved workspace (Running panel, tab switcher) is marked `leaves` (opening it loads another page: a boundary, `is_destructive`)."""
         acts = []
+        if getattr(self, "_ws", None) is None: self._ws = set(self._workspaces())
         for e in obs["elements"]:
             if not e.get("hit") or e["role"] in ("menu", "dialog", "panel", "cell", "document") or e.get("disabled"): continue
             if e["role"] == "tabclose" and e["name"] == "Launcher": continue   # the start screen's own tab
             if e["role"] in ("input", "textarea", "select"): continue
             base = {"region": e["region"], "role": e["role"], "name": e["name"], "command": e.get("command", ""), "x": e["x"], "y": e["y"], "home": bool(e.get("home"))}
+            if e["role"] == "treeitem" and e["name"] in self._ws: base["leaves"] = True   # Running panel, tab switcher dialog
             acts.append({"kind": "click", **base})
             if e.get("dir"): acts.append({"kind": "dblclick", **base})
         return number_actions(acts + [{"kind": "key", "key_name": "Escape"}])
@@ -282,6 +288,7 @@ def explore(env,                        # an app driver (reset, step, actions, s
             if obs["id"] != s:
                 st["replay_failures"].append(s); queue.remove(s); continue
         acts = env.actions(obs); done = tried.setdefault(s, set())
+        if offered_keys(G, s) is None: set_offered(G, s, [x["key"] for x in acts])
         todo = [a for a in acts if a["key"] not in done]
         if not todo:
             queue.remove(s); st["expanded"].append(s); continue
@@ -293,7 +300,7 @@ def explore(env,                        # an app driver (reset, step, actions, s
                         path=json.loads(G.nodes[s]["path"]) + [a["key"]])
         add_transition(G, s, a["key"], nxt["id"])
         if new:
-            env.screenshot(out / "screens" / f"{nxt['id']}.png")
+            env.screenshot(out / "screens" / f"{nxt['id']}.png"); set_offered(G, nxt["id"], [x["key"] for x in env.actions(nxt)])
             if depth + 1 < max_depth: queue.append(nxt["id"])
         obs = nxt
         # cheap ways back before a reset: Escape (menus, dialogs), the same control again when it is a toggle (side-panel
@@ -309,7 +316,7 @@ def explore(env,                        # an app driver (reset, step, actions, s
             nid = back["id"]
             if add_state(G, nid, back["desc"], screenshot=f"screens/{nid}.png", depth=G.nodes[obs["id"]]["depth"] + 1,
                          path=json.loads(G.nodes[obs["id"]]["path"]) + [back_key]):
-                env.screenshot(out / "screens" / f"{nid}.png")
+                env.screenshot(out / "screens" / f"{nid}.png"); set_offered(G, nid, [x["key"] for x in env.actions(back)])
                 if G.nodes[nid]["depth"] < max_depth: queue.append(nid)
             add_transition(G, obs["id"], back_key, nid); obs = back
         if since >= save_every: save(); since = 0
@@ -320,3 +327,68 @@ def explore(env,                        # an app driver (reset, step, actions, s
     return {**c, "actions": st["actions"], "resets": st["resets"], "seconds": spent,
             "actions_per_s": st["actions"] / spent if spent else float("nan"),
             "replay_failures": len(st["replay_failures"]), "complete": not queue}
+
+# %% ../../../nbs/stability/03_explore.ipynb #cb033045
+def deepen(env,                      # an app driver (reset, step, actions, screenshot), already started
+           budget_s: float,          # wall-clock budget in seconds
+           out: str | Path,          # folder: utg.json (read when present, extended), deepen_state.json, screens/
+           walk_len: int = 12,       # actions per walk
+           seed: int = 0,
+           novelty: float = 4.0,     # weight of an action never taken from this state (taken ones: 1)
+           menu_weight: float = 0.25,# weight factor of menu-bar openers
+           key_weight: float = 0.3,  # weight factor of key presses (Escape)
+           save_every: int = 25,     # save after this many actions
+           progress: bool = True,
+          ) -> dict:
+    """Random walks that deepen a UTG (see above). Returns `counts(G)` plus `walks`, `actions`, `new_states`,
+    `seconds`, `max_depth` (largest first-discovery depth), `offered_missing` (states with no `offered` record).
+    Raises RuntimeError when the app's start state differs from the saved UTG's."""
+    from tqdm.auto import tqdm
+    from guilab.core import rng
+    out = Path(out); (out / "screens").mkdir(parents=True, exist_ok=True)
+    g_path, st_path = out / "utg.json", out / "deepen_state.json"
+    G = load_utg(g_path) if g_path.exists() else new_utg(getattr(env, "app", "app"))
+    st = json.loads(st_path.read_text()) if st_path.exists() else {"walks": 0, "actions": 0, "seconds": 0.0, "new_states": 0}
+    def save():
+        st["seconds"] = spent0 + time.monotonic() - t0
+        save_utg(G, g_path); atomic_write(st_path, json.dumps(st))
+    def see(sid, obs):   # what this screen offers; destructive offers become boundary edges (never executed)
+        acts = env.actions(obs)
+        if offered_keys(G, sid) is None:
+            set_offered(G, sid, [a["key"] for a in acts])
+            for a in acts:
+                if is_destructive(a):
+                    b = f"boundary:{a['key']}"; add_state(G, b, {"action": a["key"]}, kind="boundary"); add_transition(G, sid, a["key"], b)
+        return [a for a in acts if not is_destructive(a)]
+    t0 = time.monotonic(); spent0 = st["seconds"]; since = 0
+    bar = tqdm(total=int(budget_s), unit="s", disable=not progress, desc="deepen"); last = 0
+    while time.monotonic() - t0 < budget_s:
+        g = rng(seed, "deepen", st["walks"])
+        obs = env.reset()
+        if G.graph.get("start") is None:
+            add_state(G, obs["id"], obs["desc"], screenshot=f"screens/{obs['id']}.png", depth=0, path=[])
+            env.screenshot(out / "screens" / f"{obs['id']}.png")
+        elif obs["id"] != G.graph["start"]:
+            raise RuntimeError(f"the app's start state {obs['id']} differs from the saved UTG's {G.graph['start']}")
+        s = obs["id"]
+        for _ in range(int(walk_len)):
+            cand = see(s, obs)
+            if not cand: break
+            taken = {k for w in G.successors(s) for k in edge_actions(G, s, w)}
+            w = np.array([(novelty if a["key"] not in taken else 1.0) * (menu_weight if a.get("region") == "menubar" else 1.0)
+                          * (key_weight if a["kind"] == "key" else 1.0) for a in cand])
+            a = cand[int(g.choice(len(cand), p=w / w.sum()))]
+            nxt = env.step(a); st["actions"] += 1; since += 1
+            n = nxt["id"]
+            if add_state(G, n, nxt["desc"], screenshot=f"screens/{n}.png", depth=int(G.nodes[s]["depth"]) + 1,
+                         path=json.loads(G.nodes[s]["path"]) + [a["key"]]):
+                env.screenshot(out / "screens" / f"{n}.png"); st["new_states"] += 1
+            add_transition(G, s, a["key"], n)
+            obs, s = nxt, n
+        see(s, obs); st["walks"] += 1
+        if since >= save_every: save(); since = 0
+        el = min(int(time.monotonic() - t0), int(budget_s)); bar.update(el - last); last = el
+    bar.close(); save()
+    S = states(G)
+    return {**counts(G), "walks": st["walks"], "actions": st["actions"], "new_states": st["new_states"], "seconds": st["seconds"],
+            "max_depth": max(int(G.nodes[n]["depth"]) for n in S), "offered_missing": sum(offered_keys(G, n) is None for n in S)}

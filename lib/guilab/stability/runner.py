@@ -14,7 +14,7 @@ import numpy as np
 from ..agents.base import Agent, PRIVILEGED, run_episode
 from ..bench import Benchmark, evaluate, read_episodes
 from ..core import read_jsonl, write_jsonl, StabilityTrajectory, rng, cache_key
-from .utg import signature, states, edge_label
+from .utg import offered_keys, signature, states, edge_label
 
 # %% auto #0
 __all__ = ['V_OUT', 'VIDEO_MARK', 'VIDEO_MARK_JS', 'CONDITIONS', 'align', 'UTGEnv', 'trajectory_record', 'run_utg',
@@ -49,10 +49,13 @@ class UTGEnv(gym.Env):
     """Replay a saved UTG as a Gymnasium env (see the module text). `reset(options={"task": task, "condition": c})`
     starts at the task's start. Observations `{"instruction", "screenshot", "elements", "keys", "step"}`: the
     state's saved screenshot (H×W×3 uint8, or None without `screens_dir` or when `screenshots` is False), the element
-    actions and keys the UTG recorded on this screen (sorted). `{"type": "click", "element": id}` and `{"type": "key",
-    "key": K}` follow the matching edge (drawn by counts); any other action — a click at coordinates, an element or a
-    key this screen does not have, an invalid reply — leaves the state unchanged (info `effect: "none"`); `done`
-    terminates; the episode is truncated after `max_steps` actions. Reset info: `task_id` and `condition` (public),
+    actions and keys the screen offered when it was explored (`guilab.stability.utg.offered_keys`, in the screen's
+    order), or — for a state of an older UTG that did not record them — the actions the UTG holds edges for (sorted).
+    `{"type": "click", "element": id}` and `{"type": "key", "key": K}` follow the matching edge (drawn by counts); an
+    offered action the UTG holds no edge for (never taken there, or destructive) leaves the map: the state becomes
+    `v_out` and the episode terminates (info `effect: "left_utg"`: where it leads is unknown); any other action — a
+    click at coordinates, an element or a key this screen does not have, an invalid reply — leaves the state
+    unchanged (info `effect: "none"`); `done` terminates; the episode is truncated after `max_steps` actions. Reset info: `task_id` and `condition` (public),
     `info[PRIVILEGED]` = `{"task", "utg", "current_state"}`; step info `state` (the node, for the record)."""
     metadata = {"render_modes": []}
     steps_invalid = True   # run_episode sends invalid replies: each spends a step of the budget
@@ -68,9 +71,14 @@ class UTGEnv(gym.Env):
         for u, v, d in G.edges(data=True):
             if v not in self.S: continue
             for k, c in json.loads(d["actions"]).items(): self.out.setdefault(u, {}).setdefault(k, []).append((v, c))
+    def _offered(self, s) -> list[str]:
+        "The action keys state `s`'s screen offers (see the class text); none in `v_out`."
+        if s == V_OUT: return []
+        k = offered_keys(self.G, s)
+        return k if k is not None else sorted(self.out.get(s, {}))
     def _obs(self):
         shot = _screen(self.screens / f"{self.state}.png") if self.screens is not None and self.screenshots else None
-        labels = sorted(self.out.get(self.state, {}))
+        labels = self._offered(self.state)
         return {"instruction": self.instruction, "screenshot": shot, "step": self.t,
                 "elements": [_element(k) for k in labels if not k.startswith("key|")],
                 "keys": [k[4:] for k in labels if k.startswith("key|")]}
@@ -97,7 +105,15 @@ class UTGEnv(gym.Env):
         if isinstance(action, dict) and action.get("type") == "done":
             return self._obs(), 0.0, True, False, {"state": self.state, "done": True}
         nxt = self._next(action)
-        if not nxt: return self._obs(), 0.0, False, trunc, {"state": self.state, "effect": "none"}
+        if not nxt:
+            label = edge_label(action)
+            if label is not None and self.state != V_OUT and (label in self._offered(self.state) or (
+                    label.startswith("key|") and action["type"] == "key"
+                    and any(k.lower() == label.lower() for k in self._offered(self.state)))) and (
+                    (action["type"] == "click") != label.startswith("key|")):
+                self.state = V_OUT   # offered on screen, never explored from here: where it leads is unknown
+                return self._obs(), 0.0, True, False, {"state": V_OUT, "effect": "left_utg"}
+            return self._obs(), 0.0, False, trunc, {"state": self.state, "effect": "none"}
         vs, cs = zip(*nxt); p = np.array(cs, float) / sum(cs)
         self.state = vs[int(self.g.choice(len(vs), p=p))]
         return self._obs(), 0.0, False, trunc, {"state": self.state}
@@ -206,8 +222,9 @@ def cut_clip(video: str | Path, start_s: float, end_s: float, out: str | Path) -
 class OnlineEnv(gym.Env):
     """GraceBench online (see the module text): a started `JupyterLabApp` behind the observations and actions of
     `UTGEnv` — the elements are the controls on screen now (document order), the keys `["Escape"]`. `reset(options=
-    {"task", "condition", "dir"})` opens a fresh browser context recording a video into `dir` and takes the first
-    pre-action screenshot; each step performs the action, takes the post-action screenshot, aligns the screen to `G`
+    {"task", "condition", "dir"})` opens a fresh browser context recording a video into `dir`, replays the task's
+    `setup` keys when it has them (a long task's start screen; RuntimeError when the replay does not reach the
+    start) and takes the first pre-action screenshot; each step performs the action, takes the post-action screenshot, aligns the screen to `G`
     (step info `state`, `signature`, `pre`, `post`, `t_pre`, `t_post`, `error` when the action could not be done)
     and takes the next pre-action screenshot. After the episode `finish(steps)` closes the context and checks the
     evidence. The episode is truncated after `max_steps` actions; `own_app`: `close()` also stops the app."""
@@ -241,7 +258,14 @@ class OnlineEnv(gym.Env):
         app.video_dir = self.dir / "raw"; app.new_context(); self.t0 = time.time()
         try: self.t_mark = app.page.evaluate(VIDEO_MARK_JS) / 1000.0   # the sync marker: the recording's start is found from it
         except Exception: self.t_mark = None
-        self.raw = app.reset(); self.state = self.start_state = align(self.raw, self.G); self.t = 0
+        self.raw = app.reset()
+        for key in self.task.get("setup") or []:   # a long task's start: replayed before the agent's first step
+            a = next((x for x in app.actions(self.raw) if x["key"] == key), None)
+            if a is None: raise RuntimeError(f"task {self.task['id']}: setup step {key!r} is not on the screen")
+            self.raw = app.step(a)
+        if self.task.get("setup") and self.raw["id"] != self.task["start"]:
+            raise RuntimeError(f"task {self.task['id']}: the setup reached {self.raw['id']}, not the start {self.task['start']}")
+        self.state = self.start_state = align(self.raw, self.G); self.t = 0
         self._pre()
         return self._obs(), {"task_id": self.task["id"], "condition": self.condition,
                              PRIVILEGED: {"task": self.task, "utg": self.G, "current_state": lambda: self.state}}

@@ -17,11 +17,14 @@ from ..core import read_jsonl, write_jsonl, TaskSubgraph
 from .utg import states
 
 # %% auto #0
-__all__ = ['STABILITY_DATA', 'FAMILIES', 'templates', 'parse_key', 'step_sentence', 'differences', 'goal_family', 'task_subgraph',
-           'instructions', 'shortest_keys', 'build_tasks', 'save_tasks', 'load_tasks']
+__all__ = ['STABILITY_DATA', 'DEEP_UTG_FILE', 'LONG_TASKS_FILE', 'FAMILIES', 'templates', 'parse_key', 'step_sentence',
+           'differences', 'goal_family', 'task_subgraph', 'instructions', 'shortest_keys', 'build_tasks', 'task_record',
+           'save_tasks', 'load_tasks', 'settled', 'verifiable_goals', 'build_long_tasks']
 
 # %% ../../../nbs/stability/04_tasks.ipynb #8d65d10e
 STABILITY_DATA = Path(str(resources.files("guilab"))) / "data" / "stability"
+DEEP_UTG_FILE = STABILITY_DATA / "jupyterlab_utg_deep.json.gz"    # the shipped UTG deepened by random walks, with what each screen offered
+LONG_TASKS_FILE = STABILITY_DATA / "jupyterlab_long_tasks.jsonl"  # long tasks (reference ≥ 5 steps) on the deep UTG
 
 def templates(path: str | Path | None = None) -> dict:
     "The instruction templates (default: the package's data/stability/templates.yaml)."
@@ -137,14 +140,19 @@ def build_tasks(G: nx.DiGraph,          # the app's UTG
             chosen.append((f, n, params, d))
     tasks = []
     for i, (f, n, params, d) in enumerate(chosen):
-        tid = f"{app}-{i:03d}-{f}"
-        keys = shortest_keys(G, start, n)
         variant = sum(1 for t in tasks if t["family"] == f)
-        concise, detailed = instructions(G, keys, f, params, variant, T)
-        tasks.append({"id": tid, "app": app, "family": f, "params": params, "variant": variant, "start": start, "goal": n,
-                      "reference": keys, "concise": concise, "detailed": detailed,
-                      "subgraph": task_subgraph(G, start, n, slack=slack, task=tid, app=app)})
+        tasks.append(task_record(G, f"{app}-{i:03d}-{f}", start, n, f, params, variant, T, slack=slack, app=app))
     return tasks
+
+def task_record(G: nx.DiGraph, tid: str, start: str, goal: str, family: str, params: dict, variant: int, T: dict,
+                slack: int = 1, app: str = "") -> dict:
+    """One task `{"id","app","family","params","variant","start","goal","reference","concise","detailed","subgraph"}`:
+    the reference is `shortest_keys(start → goal)`, the instructions `instructions(...)`, the subgraph `task_subgraph`."""
+    keys = shortest_keys(G, start, goal)
+    concise, detailed = instructions(G, keys, family, params, variant, T)
+    return {"id": tid, "app": app, "family": family, "params": params, "variant": variant, "start": start, "goal": goal,
+            "reference": keys, "concise": concise, "detailed": detailed,
+            "subgraph": task_subgraph(G, start, goal, slack=slack, task=tid, app=app)}
 
 def save_tasks(tasks: list[dict], path: str | Path) -> Path:
     "Write tasks as JSONL (atomically)."
@@ -155,3 +163,56 @@ def load_tasks(path: str | Path | None = None) -> list[dict]:
     path = Path(path or STABILITY_DATA / "jupyterlab_tasks.jsonl")
     if not path.is_file(): raise FileNotFoundError(f"no task file at {path}")
     return read_jsonl(path)
+
+# %% ../../../nbs/stability/04_tasks.ipynb #4d3a4f97
+def settled(G: nx.DiGraph, n: str) -> bool:
+    "True for a state with no menu and no dialog open (a screen a user rests on between tasks)."
+    d = _desc(G, n); return not d.get("menus") and not d.get("dialog")
+
+def verifiable_goals(G: nx.DiGraph, start: str, min_steps: int = 1, max_steps: int | None = None) -> list[tuple[str, str, dict, int]]:
+    """`[(goal, family, params, steps)]`: states reachable from `start` in `min_steps..max_steps` UTG steps whose
+    differences from the start (`goal_family`) no other reachable state shares, sorted by (steps, goal)."""
+    S = G.subgraph(states(G)); dist = nx.single_source_shortest_path_length(S, start)
+    sd, by_key = _desc(G, start), defaultdict(list)
+    for n, d in dist.items():
+        if n == start: continue
+        fam = goal_family(sd, _desc(G, n))
+        if fam: by_key[json.dumps(fam, sort_keys=True)].append((n, *fam, d))
+    out = [v[0] for v in by_key.values() if len(v) == 1 and v[0][3] >= min_steps and (max_steps is None or v[0][3] <= max_steps)]
+    return sorted(out, key=lambda x: (x[3], x[0]))
+
+def build_long_tasks(G: nx.DiGraph,
+                     n_tasks: int = 48,
+                     min_steps: int = 5,          # reference path length at least
+                     max_steps: int = 10,
+                     seed: int = 0,
+                     exclude_goals: set | None = None,   # goals that may not be used (e.g. another task set's)
+                     slack: int = 1, app: str | None = None, T: dict | None = None,
+                     prefix: str = "long",        # task ids `<app>-<prefix>-<i>-<family>`
+                     per_goal: int = 1,           # each goal used at most this many times (from different starts)
+                    ) -> list[dict]:
+    """Task records as `build_tasks`, plus `setup` (the keys replaying the start from the app's start screen): goals
+    `verifiable_goals` at `min_steps..max_steps` from a settled start; families taken in turn, each goal and each
+    (start, goal) pair used once and each goal at most `per_goal` times, starts and goals drawn with a seeded RNG; fewer tasks when the
+    UTG has fewer."""
+    T = T or templates(); app = app or G.graph.get("app", "app"); ex = set(exclude_goals or ())
+    g = np.random.default_rng(seed)
+    starts = sorted(n for n in states(G) if settled(G, n))
+    by_fam = defaultdict(list)
+    for s in [starts[i] for i in g.permutation(len(starts))]:
+        for goal, f, p, d in verifiable_goals(G, s, min_steps, max_steps):
+            if goal not in ex: by_fam[f].append((s, goal, p))
+    pools = {f: [c[i] for i in g.permutation(len(c))] for f, c in sorted(by_fam.items())}
+    chosen, used = [], defaultdict(int)
+    while len(chosen) < n_tasks and any(pools.values()):
+        for f in sorted(pools):
+            while pools[f] and len(chosen) < n_tasks:
+                s, goal, p = pools[f].pop()
+                if used[goal] >= per_goal: continue
+                used[goal] += 1; chosen.append((f, s, goal, p)); break
+    tasks = []
+    for i, (f, s, goal, p) in enumerate(chosen):
+        variant = sum(1 for t in tasks if t["family"] == f)
+        t = task_record(G, f"{app}-{prefix}-{i:03d}-{f}", s, goal, f, p, variant, T, slack=slack, app=app)
+        tasks.append({**t, "setup": json.loads(G.nodes[s].get("path") or "[]")})
+    return tasks

@@ -16,7 +16,7 @@ from ..core import atomic_write
 # %% auto #0
 __all__ = ['FLAGS', 'mask_text', 'canonical_entry', 'signature', 'describe', 'new_utg', 'add_state', 'add_transition',
            'edge_actions', 'nondeterministic', 'states', 'counts', 'gui_action', 'edge_label', 'save_utg', 'load_utg',
-           'overlap']
+           'overlap', 'set_offered', 'offered_keys']
 
 # %% ../../../nbs/stability/02_utg.ipynb #31eb9713
 FLAGS = ("checked", "selected", "expanded", "pressed", "disabled", "current", "visible", "hit")
@@ -127,20 +127,31 @@ def edge_label(action) -> str | None:
 
 # %% ../../../nbs/stability/02_utg.ipynb #2da46bfc
 def save_utg(G: nx.DiGraph, path: str | Path, graphml: bool = False) -> Path:
-    "Write `G` as node-link JSON to `path` (atomically); with `graphml=True` also `path` with suffix `.graphml`."
-    path = Path(path)
-    atomic_write(path, json.dumps(nx.node_link_data(G, edges="edges"), ensure_ascii=False))
+    """Write `G` as node-link JSON to `path` (atomically; gzip-compressed when the name ends in `.gz`, with no timestamp in
+    the header so equal graphs give equal bytes); with `graphml=True` also `path` with suffix `.graphml`."""
+    path = out = Path(path)
+    text = json.dumps(nx.node_link_data(G, edges="edges"), ensure_ascii=False)
+    if path.suffix == ".gz":
+        import gzip
+        atomic_write(path, gzip.compress(text.encode("utf-8"), mtime=0)); path = path.with_suffix("")
+    else: atomic_write(path, text)
     if graphml:
         import io
         buf = io.BytesIO(); nx.write_graphml(G, buf); atomic_write(path.with_suffix(".graphml"), buf.getvalue().decode())
-    return path
+    return out
 
 def load_utg(path: str | Path) -> nx.DiGraph:
-    "Read a UTG written by `save_utg` (node-link JSON, or GraphML by suffix); raises FileNotFoundError / ValueError in one line."
+    "Read a UTG written by `save_utg` (node-link JSON, gzipped by suffix `.gz`, or GraphML by suffix); raises FileNotFoundError / ValueError in one line."
     path = Path(path)
     if not path.is_file(): raise FileNotFoundError(f"no UTG at {path}")
     if path.suffix == ".graphml": return nx.DiGraph(nx.read_graphml(path))
-    try: data = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        if path.suffix == ".gz":
+            import gzip
+            try: raw = gzip.decompress(path.read_bytes()).decode("utf-8")
+            except (OSError, EOFError, UnicodeDecodeError) as e: raise ValueError(f"{path} is not gzip-compressed JSON: {e}") from None
+            data = json.loads(raw)
+        else: data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e: raise ValueError(f"{path} is not node-link JSON: {e}") from None
     return nx.node_link_graph(data, directed=True, multigraph=False, edges="edges")
 
@@ -149,3 +160,13 @@ def overlap(a: nx.DiGraph, b: nx.DiGraph) -> dict:
     A, B = set(states(a)), set(states(b)); i = len(A & B)
     return {"a_in_b": i / len(A) if A else math.nan, "b_in_a": i / len(B) if B else math.nan,
             "jaccard": i / len(A | B) if A | B else math.nan, "common": i, "a": len(A), "b": len(B)}
+
+# %% ../../../nbs/stability/02_utg.ipynb #e79dae97
+def set_offered(G: nx.DiGraph, sid: str, keys: Iterable[str]) -> None:
+    "Store the action keys the screen of state `sid` offered (node attribute `offered`, JSON list in the given order)."
+    G.nodes[sid]["offered"] = json.dumps(list(keys), ensure_ascii=False)
+
+def offered_keys(G: nx.DiGraph, sid: str) -> list[str] | None:
+    "The action keys state `sid`'s screen offered (`set_offered`), or None when the UTG did not record them."
+    v = G.nodes[sid].get("offered")
+    return None if v in (None, "") else json.loads(v)

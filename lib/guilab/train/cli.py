@@ -64,13 +64,21 @@ def _cmd_zoom_ocr(a) -> int:
     for k, f in r["folders"].items(): print(f"{k}: {f} ({r['stages'][k]['seconds']:.0f} s when built)")
     return 0
 
+def _cmd_gui_agent(a) -> int:
+    from guilab.train.gui_agent import gui_agent_run, default_inputs
+    P = _params(a); G, tests = default_inputs()
+    r = gui_agent_run(P["train"].get("gui_agent"), G, tests, P["train"]["runs_dir"], progress=not a.quiet, stop_after=a.stop_after)
+    for k, f in r["folders"].items(): print(f"{k}: {f} ({r['stages'][k]['seconds']:.0f} s when built)")
+    return 0
+
 def add_cli(sub) -> None:
     "Add `guilab train sft|grpo|grpo-zoom|zoom-ocr` to the `guilab` parser's sub-parsers."
     ps = command_group(sub, "train", help="train PAGER's executor (SFT, GRPO variants) or LBS's zoom-in policy (GRPO)")
     for name, helptext, fn in (("sft", "pixel SFT of the executor (train.sft)", _cmd_pipeline),
                                ("grpo", "precision-aligned GRPO variants after SFT (train.grpo)", _cmd_pipeline),
                                ("grpo-zoom", "LBS zoom-in GRPO on synthetic GUIs, trl tool calls (train.grpo_zoom)", _cmd_zoom),
-                               ("zoom-ocr", "LBS zoom policy reading OCR: teacher SFT, then GRPO through ZoomEnv (train.zoom_run)", _cmd_zoom_ocr)):
+                               ("zoom-ocr", "LBS zoom policy reading OCR: teacher SFT, then GRPO through ZoomEnv (train.zoom_run)", _cmd_zoom_ocr),
+                               ("gui-agent", "the learned JupyterLab agent: UTG teacher SFT, then GRPO in the UTG (train.gui_agent)", _cmd_gui_agent)):
         q = ps.add_parser(name, help=helptext)
         q.add_argument("--config", required=True, help="params file, e.g. params/default.yaml or params/full.yaml")
         q.add_argument("--set", nargs="+", metavar="KEY=VALUE", help="params overrides, e.g. train.sft.max_steps=10")
@@ -81,5 +89,11 @@ def add_cli(sub) -> None:
                              "<train.runs_dir>/zoom-ocr/<stage>-<key>, reused when its settings, the stage before it, the seed and its "
                              "code match (params train.zoom_ocr).")
             q.add_argument("--stop-after", choices=["data", "base", "warmup", "sft", "grpo"], help="last stage to build (default: all five)")
+        if name == "gui-agent":
+            q.description = ("Stages data (training tasks on goals no test task uses, privileged-teacher episodes with detours), base (tiny "
+                             "VLM), sft, grpo (graph-aligned reward) and grpo_stability (plus GraceBench's DR and LBR), each in "
+                             "<train.runs_dir>/gui-agent/<stage>-<key>, reused when its settings, the stage before it, the UTG, the held-out "
+                             "goals and its code match (params train.gui_agent).")
+            q.add_argument("--stop-after", choices=["data", "base", "sft", "grpo", "grpo_stability"], help="last stage to build (default: all)")
         q.add_argument("--quiet", action="store_true")
         q.set_defaults(func=fn)

@@ -1,0 +1,77 @@
+"""The learned JupyterLab agent (issue 38): trained at smoke scale on the shipped deep UTG, reloaded offline from its
+folder through the registry, run on the UTG and online in real JupyterLab for one long task (setup replayed, video
+evidence). Online part skipped without Chromium/Playwright."""
+from __future__ import annotations
+
+import json, os
+from pathlib import Path
+
+import pytest
+
+from guilab.browser import CHROMIUM, chromium_available
+
+SMOKE = {"data": {"n_tasks": 24, "per_goal": 2, "max_steps": 4, "held_out_tasks": 4},
+         "base": {"n_corpus": 60, "hidden_size": 32, "num_layers": 1, "intermediate_size": 64},
+         "sft": {"max_steps": 6, "batch": 4, "eval_every": 3, "held_out": 4},
+         "grpo": {"steps": 1, "tasks_per_step": 1, "group": 2, "budget": 3}}
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    from guilab.stability.tasks import STABILITY_DATA, load_tasks
+    from guilab.stability.utg import load_utg
+    from guilab.train.gui_agent import gui_agent_run
+    G = load_utg(STABILITY_DATA / "jupyterlab_utg_deep.json.gz")
+    long = load_tasks(STABILITY_DATA / "jupyterlab_long_tasks.jsonl")
+    runs = tmp_path_factory.mktemp("gui")
+    r = gui_agent_run(SMOKE, G, long, runs, progress=False)
+    return G, long, r, runs
+
+
+def test_stages_hold_out_the_test_goals_and_reuse(trained):
+    from guilab.core import read_jsonl
+    from guilab.train.gui_agent import gui_agent_run
+    G, long, r, runs = trained
+    assert set(r["models"]) == {"base", "sft", "grpo", "grpo_stability"}
+    train = read_jsonl(r["folders"]["data"] / "tasks.jsonl")
+    assert train and not {t["goal"] for t in train} & {t["goal"] for t in long}   # no test goal is trained on
+    st = r["stages"]
+    assert st["grpo_stability"]["stability"] == 0.5 and st["grpo"]["stability"] == 0.0 and len(st["grpo"]["curve"]) == 1
+    again = gui_agent_run(SMOKE, G, long, runs, progress=False)   # every stage reused: same folders
+    assert again["folders"] == r["folders"]
+
+
+def test_reloaded_offline_runs_on_the_utg(trained, monkeypatch):
+    from guilab.agents.base import make
+    from guilab.stability.runner import UTGEnv, run_utg
+    from guilab.agents.som import action_lines
+    G, long, r, _ = trained
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1"); monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    agent = make("stability/learned", model_dir=str(r["models"]["grpo"]), label="grpo")
+    task = long[0]
+    rec = run_utg(UTGEnv(G, None, max_steps=4, screenshots=False), agent, task, "detailed", "grpo", seed=0)
+    assert rec["states"][0] == task["start"] and len(rec["actions"]) + rec.get("format_errors", 0) >= 1
+    turn = agent.turns[0]
+    assert turn["messages"][0]["content"].endswith("Reply with exactly one line of Actions.")
+    assert "|" not in turn["messages"][1]["content"]   # no env-side element id reaches the model
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM}")
+def test_online_long_task_with_setup_and_video(trained, tmp_path):
+    from guilab.agents.base import make
+    from guilab.bench import evaluate, read_episodes
+    from guilab.stability.explore import JupyterLabApp
+    from guilab.stability.runner import GraceBench
+    G, long, r, _ = trained
+    task = min((t for t in long if t["setup"]), key=lambda t: len(t["setup"]))   # a start that must be replayed
+    agent = make("stability/learned", model_dir=str(r["models"]["grpo"]), label="grpo")
+    with JupyterLabApp() as app:
+        bm = GraceBench(task_list=[task], graph=G, app=app, mode="online", budget=2, conditions=["detailed"],
+                        evidence_dir=str(tmp_path / "ev"))
+        evaluate(bm, agent, tmp_path / "run", progress=False)
+    rec = read_episodes(tmp_path / "run")[0]["episode"]["trajectory"]
+    assert rec["mode"] == "online" and rec["states"][0] == task["start"], rec["states"]   # the setup reached the start
+    assert rec["evidence_missing"] is None, rec["evidence_missing"]
+    assert (Path(rec["dir"]) / rec["video"]).stat().st_size > 0
+    assert len(rec["actions"]) + rec["format_errors"] >= 1
