@@ -213,7 +213,7 @@ def train_gui_grpo(start,                       # the SFT checkpoint folder
             model.train(); opt.zero_grad(); total = sum(len(cc) for _, cc, _ in samples); loss = 0.0
             for i in range(0, len(samples), 32):   # micro-batches; each weighted by its share of the reply tokens
                 ch = samples[i:i + 32]; w = sum(len(cc) for _, cc, _ in ch) / total
-                L = policy_loss(model, ch, tok.pad_token_id) * w; L.backward(); loss += float(L)
+                L = policy_loss(model, ch, tok.pad_token_id) * w; L.backward(); loss += float(L.detach())
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0); opt.step()
         mean = lambda k: float(np.mean([s[k] for s in stats]))
         curve.append({"step": step + 1, "reward": mean("reward"), "SR": mean("SR"), "DR": mean("DR"), "LBR": mean("LBR"),
