@@ -169,17 +169,21 @@ def server_call(url: str,                # the server base, e.g. "http://127.0.0
                 missing_ok: bool = False,  # True: a 404 answers None instead of raising
                ):
     """One JSON request to a Jupyter server with token auth: the decoded JSON answer, or None for an empty answer
-    (or a 404 when `missing_ok`). Raises `urllib.error.HTTPError` for other HTTP errors, `urllib.error.URLError` /
-    `OSError` / `TimeoutError` when the server does not answer within `timeout` seconds."""
+    (or a 404 when `missing_ok`). A GET answered with a 5xx is retried 3 times (0.2, 0.4, 0.8 s apart): a server
+    starting a kernel answered `/api/kernels` with a 500 once in a CI run, and a GET changes nothing. Raises
+    `urllib.error.HTTPError` for other HTTP errors (and a 5xx that persists), `urllib.error.URLError` / `OSError` /
+    `TimeoutError` when the server does not answer within `timeout` seconds."""
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url.rstrip("/") + path, data=data, method=method,
-                                 headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            raw = r.read(); return json.loads(raw) if raw else None
-    except urllib.error.HTTPError as e:
-        if missing_ok and e.code == 404: return None
-        raise
+    for attempt in range(4 if method == "GET" else 1):
+        req = urllib.request.Request(url.rstrip("/") + path, data=data, method=method,
+                                     headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                raw = r.read(); return json.loads(raw) if raw else None
+        except urllib.error.HTTPError as e:
+            if missing_ok and e.code == 404: return None
+            if method != "GET" or e.code < 500 or attempt == 3: raise
+            time.sleep(0.2 * 2 ** attempt)
 
 _server_call = server_call   # the name the modules used before issue 35
 
