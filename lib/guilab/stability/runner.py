@@ -106,11 +106,10 @@ class UTGEnv(gym.Env):
             return self._obs(), 0.0, True, False, {"state": self.state, "done": True}
         nxt = self._next(action)
         if not nxt:
-            label = edge_label(action)
-            if label is not None and self.state != V_OUT and (label in self._offered(self.state) or (
-                    label.startswith("key|") and action["type"] == "key"
-                    and any(k.lower() == label.lower() for k in self._offered(self.state)))) and (
-                    (action["type"] == "click") != label.startswith("key|")):
+            label, here = edge_label(action), self._offered(self.state)
+            is_key = label is not None and label.startswith("key|")
+            on_screen = label is not None and (label in here or (is_key and label.lower() in {k.lower() for k in here}))
+            if on_screen and (action["type"] == "key") == is_key:
                 self.state = V_OUT   # offered on screen, never explored from here: where it leads is unknown
                 return self._obs(), 0.0, True, False, {"state": V_OUT, "effect": "left_utg"}
             return self._obs(), 0.0, False, trunc, {"state": self.state, "effect": "none"}

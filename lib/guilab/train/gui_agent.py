@@ -57,7 +57,7 @@ def teacher_episode(env: UTGEnv, task: dict, condition: str,
     hist, ex, sts, lines, detours = [], [], [env.state], [], 0
     for _ in range(env.max_steps):
         offered = action_lines(obs); by_label = {edge_label(a): l for l, a in offered if edge_label(a)}
-        known = [l for lab, l in by_label.items() if env._next({"type": "key", "key": lab[4:]} if lab.startswith("key|") else {"type": "click", "element": lab})]
+        known = [l for l, a in offered if a["type"] != "done" and env._next(a)]   # actions whose outcome the UTG knows
         at_goal = env.state == task["goal"]
         want = "done" if at_goal else by_label.get(nxt.get(env.state))
         if want is None: break   # no way to the goal from here (nondeterminism led off every path)
@@ -72,7 +72,7 @@ def teacher_episode(env: UTGEnv, task: dict, condition: str,
         obs, _, term, trunc, info = env.step(act); hist.append(line); lines.append(line); sts.append(env.state)
         if term or trunc: break
     return {"task": task["id"], "condition": condition, "examples": ex, "states": sts, "lines": lines, "detours": detours,
-            "success": bool(lines is not None and sts[-1] == task["goal"] and ex and ex[-1]["completion"][0]["content"] == "done")}
+            "success": bool(sts[-1] == task["goal"] and ex and ex[-1]["completion"][0]["content"] == "done")}
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #3b8a2086
 def teacher_episodes(G: nx.DiGraph, tasks: list[dict], conditions=("concise", "detailed"), p_detour: float = 0.25,
@@ -306,8 +306,10 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     train_ex = [x for e in eps if not e["held_out"] for x in e["examples"]]
     hold_ex = [x for e in eps if e["held_out"] for x in e["examples"]]
     b = S["base"]
-    folders["base"] = _stage(root, "base", keys["base"], lambda tmp: (build_agent_base(tmp, train_ex, seed=int(b["seed"]), n_corpus=int(b["n_corpus"]),
-                             **{k: int(v) for k, v in b.items() if k not in ("seed", "n_corpus")}), {})[1], progress)
+    def build_base(tmp):
+        build_agent_base(tmp, train_ex, seed=int(b["seed"]), n_corpus=int(b["n_corpus"]),
+                         **{k: int(v) for k, v in b.items() if k not in ("seed", "n_corpus")})
+    folders["base"] = _stage(root, "base", keys["base"], build_base, progress)
     out["models"]["base"] = folders["base"]
     if last < 2: return done()
     s = S["sft"]
