@@ -20,24 +20,26 @@ SMOKE = {"data": {"n_tasks": 24, "per_goal": 2, "max_steps": 4, "held_out_tasks"
 def trained(tmp_path_factory):
     from guilab.stability.tasks import STABILITY_DATA, load_tasks
     from guilab.stability.utg import load_utg
-    from guilab.train.gui_agent import gui_agent_run
-    G = load_utg(STABILITY_DATA / "jupyterlab_utg_deep.json.gz")
+    from guilab.train.gui_agent import gui_agent_run, default_inputs
+    G, _, walks = default_inputs()
     long = load_tasks(STABILITY_DATA / "jupyterlab_long_tasks.jsonl")
     runs = tmp_path_factory.mktemp("gui")
-    r = gui_agent_run(SMOKE, G, long, runs, progress=False)
-    return G, long, r, runs
+    r = gui_agent_run(SMOKE, G, long, runs, progress=False, walks=walks)
+    return G, long, r, runs, walks
 
 
 def test_stages_hold_out_the_test_goals_and_reuse(trained):
     from guilab.core import read_jsonl
     from guilab.train.gui_agent import gui_agent_run
-    G, long, r, runs = trained
+    G, long, r, runs, walks = trained
     assert set(r["models"]) == {"base", "sft", "grpo", "grpo_stability"}
     train = read_jsonl(r["folders"]["data"] / "tasks.jsonl")
     assert train and not {t["goal"] for t in train} & {t["goal"] for t in long}   # no test goal is trained on
+    on_walks = {x for w in walks for x in w["states"]}
+    assert all(t["start"] in on_walks and t["goal"] in on_walks for t in train)  # training tasks lie on recorded workflows
     st = r["stages"]
     assert st["grpo_stability"]["stability"] == 0.5 and st["grpo"]["stability"] == 0.0 and len(st["grpo"]["curve"]) == 1
-    again = gui_agent_run(SMOKE, G, long, runs, progress=False)   # every stage reused: same folders
+    again = gui_agent_run(SMOKE, G, long, runs, progress=False, walks=walks)   # every stage reused: same folders
     assert again["folders"] == r["folders"]
 
 
@@ -45,7 +47,7 @@ def test_reloaded_offline_runs_on_the_utg(trained, monkeypatch):
     from guilab.agents.base import make
     from guilab.stability.runner import UTGEnv, run_utg
     from guilab.agents.som import action_lines
-    G, long, r, _ = trained
+    G, long, r, _, _ = trained
     monkeypatch.setenv("HF_HUB_OFFLINE", "1"); monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     agent = make("stability/learned", model_dir=str(r["models"]["grpo"]), label="grpo")
     task = long[0]
@@ -63,7 +65,7 @@ def test_online_long_task_with_setup_and_video(trained, tmp_path):
     from guilab.bench import evaluate, read_episodes
     from guilab.stability.explore import JupyterLabApp
     from guilab.stability.runner import GraceBench
-    G, long, r, _ = trained
+    G, long, r, _, _ = trained
     task = min((t for t in long if t["setup"]), key=lambda t: len(t["setup"]))   # a start that must be replayed
     agent = make("stability/learned", model_dir=str(r["models"]["grpo"]), label="grpo")
     with JupyterLabApp() as app:

@@ -77,10 +77,28 @@ def _cmd_deepen(a) -> int:
     print(json.dumps(r)); print(f"UTG: {Path(a.out) / 'utg.json'}")
     return 0
 
+def _cmd_compose(a) -> int:
+    from guilab.core import write_jsonl
+    from guilab.stability.compose import load_subgoals, compose_walks
+    from guilab.stability.explore import JupyterLabApp, record_walks
+    walks = compose_walks(load_subgoals(a.subgoals), a.n, seed=a.seed)
+    with JupyterLabApp() as app:
+        r = record_walks(app, walks, a.out, progress=not a.quiet)
+    write_jsonl(Path(a.out) / "walks.jsonl", r.pop("results"))
+    print(json.dumps(r)); print(f"UTG: {Path(a.out) / 'utg.json'}; walks: {Path(a.out) / 'walks.jsonl'}")
+    return 0
+
 def _cmd_tasks(a) -> int:
     from guilab.stability.tasks import build_tasks, save_tasks
     from guilab.stability.utg import load_utg
-    if a.min_steps is None: ts = build_tasks(load_utg(a.utg), n_tasks=a.n_tasks, seed=a.seed)
+    if a.walks:
+        from guilab.core import read_jsonl
+        from guilab.stability.compose import walk_tasks
+        from guilab.stability.tasks import load_tasks
+        ex = {t["goal"] for f in a.exclude or [] for t in load_tasks(f)}
+        ts = walk_tasks(load_utg(a.utg), read_jsonl(a.walks), a.n_tasks, min_steps=a.min_steps or 1, max_steps=a.max_steps,
+                        starts="any", exclude_goals=ex, seed=a.seed)
+    elif a.min_steps is None: ts = build_tasks(load_utg(a.utg), n_tasks=a.n_tasks, seed=a.seed)
     else:
         from guilab.stability.tasks import build_long_tasks, load_tasks
         ex = {t["goal"] for f in a.exclude or [] for t in load_tasks(f)}
@@ -142,12 +160,19 @@ def add_cli(sub) -> None:
     d.add_argument("--walk-len", type=cli_number(int, 1), default=12, help="actions per walk (>= 1)")
     d.add_argument("--seed", type=int, default=0); d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(func=_cmd_deepen)
+    c = s.add_parser("compose", help="compose workflows from the sub-goal file and record them live into a UTG (resumable)")
+    c.add_argument("--out", required=True, help="folder holding utg.json (e.g. a deepened UTG; or none yet); extended in place, walks.jsonl written")
+    c.add_argument("--n", type=cli_number(int, 1), default=420, help="how many distinct workflows (>= 1)")
+    c.add_argument("--subgoals", default=None, help="sub-goal YAML (default: the package's jupyterlab_subgoals.yaml)")
+    c.add_argument("--seed", type=int, default=0); c.add_argument("--quiet", action="store_true", help="no progress bar")
+    c.set_defaults(func=_cmd_compose)
     t = s.add_parser("tasks", help="build tasks (subgraphs, concise and detailed instructions) from a UTG")
     t.add_argument("--utg", required=True, help="a UTG written by explore (utg.json)"); t.add_argument("--out", required=True, help="tasks JSONL file to write")
     t.add_argument("--n-tasks", type=cli_number(int, 1), default=48, help="how many tasks (>= 1)"); t.add_argument("--seed", type=int, default=0)
     t.add_argument("--min-steps", type=cli_number(int, 1), default=None, help="long tasks: settled starts, goals at least this many steps away (>= 1)")
     t.add_argument("--max-steps", type=cli_number(int, 1), default=10, help="long tasks: goals at most this many steps away")
     t.add_argument("--exclude", action="append", help="long tasks: a tasks JSONL whose goals are not used (repeatable)")
+    t.add_argument("--walks", default=None, help="recorded workflows (compose's walks.jsonl): tasks on them, any settled start (with --min-steps)")
     t.set_defaults(func=_cmd_tasks)
     r = s.add_parser("run", help="run agents on tasks (UTG replay or online with video); resumable")
     r.add_argument("--utg", required=True, help="the UTG (utg.json)"); r.add_argument("--tasks", required=True, help="tasks JSONL")

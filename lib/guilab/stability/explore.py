@@ -17,7 +17,7 @@ from .utg import (add_state, add_transition, counts, describe, edge_actions, loa
 
 # %% auto #0
 __all__ = ['DESTRUCTIVE', 'EXTERNAL', 'COLLECT_JS', 'KERNEL_PENDING_JS', 'is_destructive', 'replay_key', 'number_actions',
-           'utg_elements', 'JupyterLabApp', 'goto', 'explore', 'deepen']
+           'utg_elements', 'JupyterLabApp', 'goto', 'explore', 'deepen', 'record_walks']
 
 # %% ../../../nbs/stability/03_explore.ipynb #63c02f25
 DESTRUCTIVE = re.compile(r"\b(delete|remove|rename|move to trash|shut ?down|log ?out|restart|kill|clear|close all|"
@@ -329,6 +329,16 @@ def explore(env,                        # an app driver (reset, step, actions, s
             "replay_failures": len(st["replay_failures"]), "complete": not queue}
 
 # %% ../../../nbs/stability/03_explore.ipynb #cb033045
+def _see(G: nx.DiGraph, env, sid: str, obs: dict) -> list[dict]:
+    "The non-destructive actions state `sid`'s screen offers; the first visit records its offers, destructive ones as boundary edges (never executed)."
+    acts = env.actions(obs)
+    if offered_keys(G, sid) is None:
+        set_offered(G, sid, [a["key"] for a in acts])
+        for a in acts:
+            if is_destructive(a):
+                b = f"boundary:{a['key']}"; add_state(G, b, {"action": a["key"]}, kind="boundary"); add_transition(G, sid, a["key"], b)
+    return [a for a in acts if not is_destructive(a)]
+
 def deepen(env,                      # an app driver (reset, step, actions, screenshot), already started
            budget_s: float,          # wall-clock budget in seconds
            out: str | Path,          # folder: utg.json (read when present, extended), deepen_state.json, screens/
@@ -352,14 +362,6 @@ def deepen(env,                      # an app driver (reset, step, actions, scre
     def save():
         st["seconds"] = spent0 + time.monotonic() - t0
         save_utg(G, g_path); atomic_write(st_path, json.dumps(st))
-    def see(sid, obs):   # what this screen offers; destructive offers become boundary edges (never executed)
-        acts = env.actions(obs)
-        if offered_keys(G, sid) is None:
-            set_offered(G, sid, [a["key"] for a in acts])
-            for a in acts:
-                if is_destructive(a):
-                    b = f"boundary:{a['key']}"; add_state(G, b, {"action": a["key"]}, kind="boundary"); add_transition(G, sid, a["key"], b)
-        return [a for a in acts if not is_destructive(a)]
     t0 = time.monotonic(); spent0 = st["seconds"]; since = 0
     bar = tqdm(total=int(budget_s), unit="s", disable=not progress, desc="deepen"); last = 0
     while time.monotonic() - t0 < budget_s:
@@ -372,7 +374,7 @@ def deepen(env,                      # an app driver (reset, step, actions, scre
             raise RuntimeError(f"the app's start state {obs['id']} differs from the saved UTG's {G.graph['start']}")
         s = obs["id"]
         for _ in range(int(walk_len)):
-            cand = see(s, obs)
+            cand = _see(G, env, s, obs)
             if not cand: break
             taken = {k for w in G.successors(s) for k in edge_actions(G, s, w)}
             w = np.array([(novelty if a["key"] not in taken else 1.0) * (menu_weight if a.get("region") == "menubar" else 1.0)
@@ -385,10 +387,56 @@ def deepen(env,                      # an app driver (reset, step, actions, scre
                 env.screenshot(out / "screens" / f"{n}.png"); st["new_states"] += 1
             add_transition(G, s, a["key"], n)
             obs, s = nxt, n
-        see(s, obs); st["walks"] += 1
+        _see(G, env, s, obs); st["walks"] += 1
         if since >= save_every: save(); since = 0
         el = min(int(time.monotonic() - t0), int(budget_s)); bar.update(el - last); last = el
     bar.close(); save()
     S = states(G)
     return {**counts(G), "walks": st["walks"], "actions": st["actions"], "new_states": st["new_states"], "seconds": st["seconds"],
             "max_depth": max(int(G.nodes[n]["depth"]) for n in S), "offered_missing": sum(offered_keys(G, n) is None for n in S)}
+
+# %% ../../../nbs/stability/03_explore.ipynb #2d3ce7d7
+def record_walks(env,                      # an app driver (reset, step, actions, screenshot), already started
+                 walks: list[list[str]],   # action-key sequences, each replayed from the start screen
+                 out: str | Path,          # folder: utg.json (read when present, extended), walks_state.json, screens/
+                 save_every: int = 25,     # save after this many actions
+                 progress: bool = True,
+                ) -> dict:
+    """Replay `walks` in the app and record them into `out/utg.json` (see above). Returns `counts(G)` plus `results`:
+    one `{"keys", "taken", "states"}` per walk (`taken` keys were offered and run; `states` has `taken + 1` state ids,
+    the start first), `actions`, `seconds`. Raises ValueError for a destructive key, RuntimeError when the app's start
+    state differs from the saved UTG's."""
+    from tqdm.auto import tqdm
+    for w in walks:
+        for k in w:
+            if k.split("|")[0] not in ("key", "command") and is_destructive({"name": "|".join(k.split("|")[3:-1])}):
+                raise ValueError(f"record_walks: {k!r} is destructive; a recorded workflow never runs it")
+    out = Path(out); (out / "screens").mkdir(parents=True, exist_ok=True)
+    g_path, st_path = out / "utg.json", out / "walks_state.json"
+    G = load_utg(g_path) if g_path.exists() else new_utg(getattr(env, "app", "app"))
+    st = json.loads(st_path.read_text()) if st_path.exists() else {"results": [], "actions": 0, "seconds": 0.0}
+    t0 = time.monotonic(); spent0 = st["seconds"]; since = 0
+    def save():
+        st["seconds"] = spent0 + time.monotonic() - t0
+        save_utg(G, g_path); atomic_write(st_path, json.dumps(st))
+    for keys in tqdm(walks[len(st["results"]):], disable=not progress, desc="record walks"):
+        obs = env.reset()
+        if G.graph.get("start") is None:
+            add_state(G, obs["id"], obs["desc"], screenshot=f"screens/{obs['id']}.png", depth=0, path=[])
+            env.screenshot(out / "screens" / f"{obs['id']}.png")
+        elif obs["id"] != G.graph["start"]:
+            raise RuntimeError(f"the app's start state {obs['id']} differs from the saved UTG's {G.graph['start']}")
+        s, sts = obs["id"], [obs["id"]]
+        for k in keys:
+            a = _find(_see(G, env, s, obs), k)
+            if a is None: break
+            nxt = env.step(a); st["actions"] += 1; since += 1; n = nxt["id"]
+            if add_state(G, n, nxt["desc"], screenshot=f"screens/{n}.png", depth=int(G.nodes[s]["depth"]) + 1,
+                         path=json.loads(G.nodes[s]["path"]) + [a["key"]]):
+                env.screenshot(out / "screens" / f"{n}.png")
+            add_transition(G, s, a["key"], n); obs, s = nxt, n; sts.append(n)
+        _see(G, env, s, obs)
+        st["results"].append({"keys": list(keys), "taken": len(sts) - 1, "states": sts})
+        if since >= save_every: save(); since = 0
+    save()
+    return {**counts(G), "results": st["results"], "actions": st["actions"], "seconds": st["seconds"]}

@@ -23,8 +23,8 @@ __all__ = ['STABILITY_DATA', 'DEEP_UTG_FILE', 'LONG_TASKS_FILE', 'FAMILIES', 'te
 
 # %% ../../../nbs/stability/04_tasks.ipynb #8d65d10e
 STABILITY_DATA = Path(str(resources.files("guilab"))) / "data" / "stability"
-DEEP_UTG_FILE = STABILITY_DATA / "jupyterlab_utg_deep.json.gz"    # the shipped UTG deepened by random walks, with what each screen offered
-LONG_TASKS_FILE = STABILITY_DATA / "jupyterlab_long_tasks.jsonl"  # long tasks (reference ≥ 5 steps) on the deep UTG
+DEEP_UTG_FILE = STABILITY_DATA / "jupyterlab_utg_deep.json.gz"    # the shipped UTG deepened by random walks and recorded workflows, with what each screen offered
+LONG_TASKS_FILE = STABILITY_DATA / "jupyterlab_long_tasks.jsonl"  # long tasks (reference ≥ 5 steps) on recorded workflows (`guilab.stability.compose`)
 
 def templates(path: str | Path | None = None) -> dict:
     "The instruction templates (default: the package's data/stability/templates.yaml)."

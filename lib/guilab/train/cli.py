@@ -66,8 +66,8 @@ def _cmd_zoom_ocr(a) -> int:
 
 def _cmd_gui_agent(a) -> int:
     from guilab.train.gui_agent import gui_agent_run, default_inputs
-    P = _params(a); G, tests = default_inputs()
-    r = gui_agent_run(P["train"].get("gui_agent"), G, tests, P["train"]["runs_dir"], progress=not a.quiet, stop_after=a.stop_after)
+    P = _params(a); G, tests, walks = default_inputs()
+    r = gui_agent_run(P["train"].get("gui_agent"), G, tests, P["train"]["runs_dir"], progress=not a.quiet, stop_after=a.stop_after, walks=walks)
     for k, f in r["folders"].items(): print(f"{k}: {f} ({r['stages'][k]['seconds']:.0f} s when built)")
     return 0
 

@@ -14,6 +14,7 @@ from ..core import rng, cache_key, atomic_dir, read_jsonl, write_jsonl, imports_
 from ..agents.som import SoMAgent, action_lines, som_messages
 from ..stability.utg import states, edge_label
 from ..stability.tasks import build_long_tasks
+from ..stability.compose import walk_tasks
 from ..stability.runner import UTGEnv, V_OUT
 
 # %% auto #0
@@ -27,10 +28,17 @@ def training_tasks(G: nx.DiGraph,            # the app's UTG
                    exclude_goals: set,       # the test tasks' goals: never a training goal
                    max_steps: int = 10,      # reference length at most
                    per_goal: int = 4,        # each goal at most this many times, from different starts
-                   seed: int = 0) -> list[dict]:
-    """GraceBench-style tasks (`build_long_tasks` with `min_steps=1`, ids `<app>-train-…`) on goals outside
-    `exclude_goals`, each goal from up to `per_goal` starts. Raises ValueError when `exclude_goals` is empty (a training set must say what it holds out)."""
+                   seed: int = 0,
+                   walks: list[dict] | None = None,   # recorded workflows (`guilab.stability.compose.WALKS_FILE` rows): tasks on them
+                  ) -> list[dict]:
+    """GraceBench-style tasks (ids `<app>-train-…`, `min_steps=1`) on goals outside `exclude_goals`, each goal from up
+    to `per_goal` starts: with `walks`, `walk_tasks` on the recorded workflows (any settled start on a walk, a later
+    state as goal); without, `build_long_tasks` over the whole UTG. Raises ValueError when `exclude_goals` is empty (a
+    training set must say what it holds out)."""
     if not exclude_goals: raise ValueError("training_tasks: give the test tasks' goals to hold out (exclude_goals)")
+    if walks is not None:
+        return walk_tasks(G, walks, n_tasks, min_steps=1, max_steps=max_steps, starts="any", exclude_goals=set(exclude_goals),
+                          per_goal=per_goal, seed=seed, prefix="train")
     return build_long_tasks(G, n_tasks=n_tasks, min_steps=1, max_steps=max_steps, seed=seed, exclude_goals=set(exclude_goals),
                             prefix="train", per_goal=per_goal)
 
@@ -44,22 +52,35 @@ def _next_labels(G: nx.DiGraph, goal: str) -> dict:
             out[u] = sorted(acts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
     return out
 
+def _reference_next(G: nx.DiGraph, task: dict) -> dict:
+    """state → the reference's next action key, for the states the task's reference path passes through (followed edge
+    by edge from the start, the most observed outcome of each key; a state met twice keeps its first key)."""
+    out, u = {}, task["start"]
+    for k in task.get("reference") or []:
+        out.setdefault(u, k)
+        vs = [v for v in G.successors(u) if k in json.loads(G.edges[u, v]["actions"])]
+        if not vs: break
+        u = max(vs, key=lambda v: json.loads(G.edges[u, v]["actions"])[k])
+    return out
+
 def teacher_episode(env: UTGEnv, task: dict, condition: str,
                     p_detour: float = 0.25,   # probability per step of a detour first
                     max_detours: int = 2,     # at most this many detours per episode
                     seed: int = 0) -> dict:
     """One teacher episode in the UTG env: `{"task", "condition", "examples": [{"prompt", "completion"}], "states",
     "lines", "detours", "success"}`. Examples are trl conversational prompt-completion pairs of the teacher's own
-    steps (a detour is in the history, never a target); `done` at the goal is a target too."""
+    steps (a detour is in the history, never a target); `done` at the goal is a target too. On the reference path the
+    teacher takes the reference's next step (the order the detailed instruction lists), elsewhere the first step of a
+    shortest path to the goal."""
     g = rng(seed, "gui_teacher", task["id"], condition)
-    nxt = _next_labels(env.G, task["goal"])
+    nxt, ref = _next_labels(env.G, task["goal"]), _reference_next(env.G, task)
     obs, _ = env.reset(seed=int(g.integers(2**31)), options={"task": task, "condition": condition})
     hist, ex, sts, lines, detours = [], [], [env.state], [], 0
     for _ in range(env.max_steps):
         offered = action_lines(obs); by_label = {edge_label(a): l for l, a in offered if edge_label(a)}
         known = [l for l, a in offered if a["type"] != "done" and env._next(a)]   # actions whose outcome the UTG knows
         at_goal = env.state == task["goal"]
-        want = "done" if at_goal else by_label.get(nxt.get(env.state))
+        want = "done" if at_goal else (by_label.get(ref.get(env.state)) or by_label.get(nxt.get(env.state)))
         if want is None: break   # no way to the goal from here (nondeterminism led off every path)
         detour = [l for l in known if l != want]
         if not at_goal and detours < max_detours and detour and g.random() < p_detour:
@@ -76,12 +97,14 @@ def teacher_episode(env: UTGEnv, task: dict, condition: str,
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #3b8a2086
 def teacher_episodes(G: nx.DiGraph, tasks: list[dict], conditions=("concise", "detailed"), p_detour: float = 0.25,
-                     max_detours: int = 2, budget: int = 15, seed: int = 0, progress: bool = True) -> list[dict]:
-    "`teacher_episode` for every task × condition in the UTG env (budget `budget`)."
+                     max_detours: int = 2, budget: int = 15, seed: int = 0, progress: bool = True,
+                     repeats: int = 1,   # episodes per task × condition (seeds `seed`, `seed + 1`, …: other detours)
+                    ) -> list[dict]:
+    "`teacher_episode` for every task × condition × repeat in the UTG env (budget `budget`)."
     from tqdm.auto import tqdm
     env = UTGEnv(G, None, max_steps=budget, screenshots=False)
-    return [teacher_episode(env, t, c, p_detour, max_detours, seed) for t in tqdm(tasks, disable=not progress, desc="teacher")
-            for c in conditions]
+    return [teacher_episode(env, t, c, p_detour, max_detours, seed + r) for t in tqdm(tasks, disable=not progress, desc="teacher")
+            for c in conditions for r in range(int(repeats))]
 
 def build_agent_base(out_dir,                  # folder to create (replaced)
                      examples: list[dict],     # SFT examples: their prompts train the tokenizer
@@ -223,15 +246,20 @@ def train_gui_grpo(start,                       # the SFT checkpoint folder
     return {"seconds": time.time() - t0, "curve": curve}
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #b09816b6
-def default_inputs() -> tuple[nx.DiGraph, list[dict]]:
-    "(deep UTG, test tasks: the package's short and long JupyterLab tasks); raises FileNotFoundError when a file is missing."
+def default_inputs() -> tuple[nx.DiGraph, list[dict], list[dict]]:
+    """(deep UTG, test tasks: the package's short and long JupyterLab tasks, the recorded workflows the training tasks
+    are drawn from); raises FileNotFoundError when a file is missing."""
+    from guilab.core import read_jsonl
     from guilab.stability.utg import load_utg
     from guilab.stability.tasks import DEEP_UTG_FILE, LONG_TASKS_FILE, STABILITY_DATA, load_tasks
-    return load_utg(DEEP_UTG_FILE), load_tasks(STABILITY_DATA / "jupyterlab_tasks.jsonl") + load_tasks(LONG_TASKS_FILE)
+    from guilab.stability.compose import WALKS_FILE
+    return (load_utg(DEEP_UTG_FILE), load_tasks(STABILITY_DATA / "jupyterlab_tasks.jsonl") + load_tasks(LONG_TASKS_FILE),
+            read_jsonl(WALKS_FILE))
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #09bcedfc
 GUI_AGENT_DEFAULTS = {
-    "data": {"n_tasks": 3000, "per_goal": 4, "max_steps": 8, "p_detour": 0.25, "max_detours": 2, "held_out_tasks": 40, "seed": 1},
+    "data": {"n_tasks": 3000, "per_goal": 4, "max_steps": 8, "p_detour": 0.25, "max_detours": 2, "held_out_tasks": 40, "seed": 1,
+             "repeats": 1},
     "base": {"seed": 0, "n_corpus": 600, "hidden_size": 128, "num_layers": 2, "intermediate_size": 256},
     "sft": {"max_steps": 1200, "batch": 16, "lr": 1.0e-3, "eval_every": 200, "until": 0.97, "held_out": 64},
     "grpo": {"steps": 20, "tasks_per_step": 4, "group": 8, "lr": 1.0e-4, "temperature": 1.0, "budget": 15, "seed": 0,
@@ -270,6 +298,7 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
                   runs_dir,                  # stages go to <runs_dir>/gui-agent/
                   progress: bool = True,
                   stop_after: str | None = None,   # last stage to build (one of `STAGES`; None: all)
+                  walks: list[dict] | None = None, # recorded workflows to draw training tasks from (`training_tasks`)
                  ) -> dict:
     """Train (or reuse) every stage; returns `{"settings", "folders", "models": {"base", "sft", "grpo",
     "grpo_stability"}, "stages": {stage: stage.json}}`. Raises KeyError for unknown settings, ValueError without
@@ -280,7 +309,7 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     excl = sorted({t["goal"] for t in test_tasks})
     graph = cache_key("utg", nx.node_link_data(G, edges="edges"))
     code = imports_digest(["guilab.train.gui_agent"])
-    keys, prev = {}, cache_key("gui-inputs", graph, excl, code)
+    keys, prev = {}, cache_key("gui-inputs", graph, excl, code, *([walks] if walks is not None else []))
     for name in STAGES:
         sk = S["grpo"] if name.startswith("grpo") else S[name]
         prev_key = keys["sft"] if name.startswith("grpo") else prev
@@ -289,9 +318,10 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     folders, out = {}, {"settings": S, "folders": {}, "models": {}, "stages": {}}
     d = S["data"]
     def build_data(tmp):
-        tr = training_tasks(G, int(d["n_tasks"]), set(excl), max_steps=int(d["max_steps"]), per_goal=int(d["per_goal"]), seed=int(d["seed"]))
+        tr = training_tasks(G, int(d["n_tasks"]), set(excl), max_steps=int(d["max_steps"]), per_goal=int(d["per_goal"]), seed=int(d["seed"]), walks=walks)
         k = int(d["held_out_tasks"])
-        eps = teacher_episodes(G, tr, p_detour=float(d["p_detour"]), max_detours=int(d["max_detours"]), seed=int(d["seed"]), progress=progress)
+        eps = teacher_episodes(G, tr, p_detour=float(d["p_detour"]), max_detours=int(d["max_detours"]), seed=int(d["seed"]), progress=progress,
+                               repeats=int(d["repeats"]))
         for e in eps: e["held_out"] = e["task"] in {t["id"] for t in tr[len(tr) - k:]}
         write_jsonl(tmp / "tasks.jsonl", tr); write_jsonl(tmp / "episodes.jsonl", eps)
         return {"tasks": len(tr), "held_out_tasks": k, "episodes": len(eps), "teacher_success": float(np.mean([e["success"] for e in eps])),
