@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #5ab15ba0
 from __future__ import annotations
-import json, math, shutil, time
+import json, math, re, shutil, time
 from pathlib import Path
 
 import networkx as nx
@@ -19,7 +19,7 @@ from ..stability.runner import UTGEnv, V_OUT
 
 # %% auto #0
 __all__ = ['GUI_AGENT_DEFAULTS', 'STAGES', 'training_tasks', 'teacher_episode', 'teacher_episodes', 'build_agent_base',
-           'train_gui_sft', 'gui_reward', 'Sampler', 'policy_loss', 'train_gui_grpo', 'default_inputs',
+           'train_gui_sft', 'renamed_copy', 'gui_reward', 'Sampler', 'policy_loss', 'train_gui_grpo', 'default_inputs',
            'gui_agent_settings', 'gui_agent_run']
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #391fdcd0
@@ -146,6 +146,32 @@ def train_gui_sft(base, examples: list[dict], out, max_steps: int = 1200, batch:
     shutil.copy(Path(base) / TINY_MARKER, Path(out) / TINY_MARKER)
     return {"seconds": time.time() - t, "log": tr.state.log_history, "held_out": curve}
 
+# %% ../../../nbs/train/07_gui_agent.ipynb #b05eb064
+_QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
+
+def renamed_copy(example: dict,        # an SFT example (`{"prompt": [messages], "completion": [message]}`)
+                 g: np.random.Generator,
+                 k: int = 3,           # names renamed (the target's first, then others drawn from the prompt)
+                ) -> dict:
+    """A copy of `example` with `k` quoted names replaced by random lowercase words (3–9 letters, the original's
+    extension kept) wherever they appear quoted ("…" or “…”) in the prompt and the reply; the example itself is
+    unchanged. An example whose prompt quotes no name comes back as an equal copy."""
+    texts = [m["content"] for m in example["prompt"]] + [m["content"] for m in example["completion"]]
+    names = list(dict.fromkeys(a or b for t in texts for a, b in _QUOTED.findall(t)))
+    target = next((a or b for a, b in _QUOTED.findall(example["completion"][0]["content"])), None)
+    others = [n for n in names if n != target]
+    pick = ([target] if target else []) + [others[i] for i in g.permutation(len(others))[: max(0, k - (1 if target else 0))]]
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    new = {}
+    for n in pick:
+        ext = re.search(r"\.[A-Za-z0-9]{1,5}$", n)
+        new[n] = "".join(g.choice(letters, int(g.integers(3, 10)))) + (ext.group(0) if ext else "")
+    def sub(t):
+        for old, rep in new.items(): t = t.replace(f'"{old}"', f'"{rep}"').replace(f"“{old}”", f"“{rep}”")
+        return t
+    return {"prompt": [{**m, "content": sub(m["content"])} for m in example["prompt"]],
+            "completion": [{**m, "content": sub(m["content"])} for m in example["completion"]]}
+
 # %% ../../../nbs/train/07_gui_agent.ipynb #f262a895
 def gui_reward(traj: dict,               # a stability trajectory record (`run_utg`)
                subgraph: dict,           # the task's subgraph
@@ -261,7 +287,7 @@ GUI_AGENT_DEFAULTS = {
     "data": {"n_tasks": 3000, "per_goal": 4, "max_steps": 8, "p_detour": 0.25, "max_detours": 2, "held_out_tasks": 40, "seed": 1,
              "repeats": 1},
     "base": {"seed": 0, "n_corpus": 600, "hidden_size": 128, "num_layers": 2, "intermediate_size": 256},
-    "sft": {"max_steps": 1200, "batch": 16, "lr": 1.0e-3, "eval_every": 200, "until": 0.97, "held_out": 64},
+    "sft": {"max_steps": 1200, "batch": 16, "lr": 1.0e-3, "eval_every": 200, "until": 0.97, "held_out": 64, "renamed": 0.0},
     "grpo": {"steps": 20, "tasks_per_step": 4, "group": 8, "lr": 1.0e-4, "temperature": 1.0, "budget": 15, "seed": 0,
              "stability_weight": 0.5},
 }
@@ -345,7 +371,9 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     s = S["sft"]
     def build_sft(tmp):
         g = rng(0, "gui_sft_held_out"); ho = [hold_ex[i] for i in g.permutation(len(hold_ex))[:int(s["held_out"])]]
-        r = train_gui_sft(folders["base"], train_ex, tmp, max_steps=int(s["max_steps"]), batch=int(s["batch"]), lr=float(s["lr"]),
+        gr = rng(0, "gui_sft_renamed")   # `renamed`: renamed copies per training example (0.5: one for every other example)
+        extra = [renamed_copy(train_ex[i], gr) for i in gr.permutation(len(train_ex))[:int(round(float(s["renamed"]) * len(train_ex)))]]
+        r = train_gui_sft(folders["base"], train_ex + extra, tmp, max_steps=int(s["max_steps"]), batch=int(s["batch"]), lr=float(s["lr"]),
                           held_out=ho, eval_every=int(s["eval_every"]), until=s["until"])
         return {"train_seconds": r["seconds"], "held_out_exact": r["held_out"], "loss": [(l["step"], l["loss"]) for l in r["log"] if "loss" in l]}
     folders["sft"] = _stage(root, "sft", keys["sft"], build_sft, progress); out["models"]["sft"] = folders["sft"]
