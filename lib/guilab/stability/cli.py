@@ -161,7 +161,7 @@ def add_cli(sub) -> None:
     d.add_argument("--seed", type=int, default=0); d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(func=_cmd_deepen)
     c = s.add_parser("compose", help="compose workflows from the sub-goal file and record them live into a UTG (resumable)")
-    c.add_argument("--out", required=True, help="folder holding utg.json (e.g. a deepened UTG; or none yet); extended in place, walks.jsonl written")
+    c.add_argument("--out", required=True, help="folder holding utg.json (a deepened UTG, or none yet); extended in place, walks.jsonl written")
     c.add_argument("--n", type=cli_number(int, 1), default=420, help="how many distinct workflows (>= 1)")
     c.add_argument("--subgoals", default=None, help="sub-goal YAML (default: the package's jupyterlab_subgoals.yaml)")
     c.add_argument("--seed", type=int, default=0); c.add_argument("--quiet", action="store_true", help="no progress bar")
