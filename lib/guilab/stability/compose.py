@@ -13,7 +13,7 @@ import numpy as np
 import yaml
 
 from .utg import states
-from .tasks import STABILITY_DATA, settled, verifiable_goals, task_record, templates, differences, shortest_keys, _desc
+from .tasks import STABILITY_DATA, settled, verifiable_goals, pick_tasks, templates, differences, _desc
 
 # %% auto #0
 __all__ = ['SUBGOALS_FILE', 'WALKS_FILE', 'load_subgoals', 'option_rows', 'compose_walks', 'full_differences', 'walk_tasks']
@@ -138,18 +138,4 @@ def walk_tasks(G: nx.DiGraph,                 # the UTG the walks were recorded 
                 if full and _each_step_shows(G, s, goal):
                     fam = full[0] if len(full) == 1 and full[0][0] in T["concise"] else ("reach_state", {"parts": full})
                     by_fam.setdefault(fam[0], []).append((s, goal, fam[1]))
-    g = np.random.default_rng(seed)
-    pools = {f: [c[i] for i in g.permutation(len(c))] for f, c in sorted(by_fam.items())}
-    chosen, used = [], {}
-    while len(chosen) < n_tasks and any(pools.values()):
-        for f in sorted(pools):
-            while pools[f] and len(chosen) < n_tasks:
-                s, goal, p = pools[f].pop()
-                if used.get(goal, 0) >= per_goal: continue
-                used[goal] = used.get(goal, 0) + 1; chosen.append((f, s, goal, p)); break
-    tasks = []
-    for i, (f, s, goal, p) in enumerate(chosen):
-        variant = sum(1 for t in tasks if t["family"] == f)
-        t = task_record(G, f"{app}-{prefix}-{i:03d}-{f}", s, goal, f, p, variant, T, slack=slack, app=app)
-        tasks.append({**t, "setup": json.loads(G.nodes[s].get("path") or "[]")})
-    return tasks
+    return pick_tasks(G, by_fam, n_tasks, np.random.default_rng(seed), per_goal=per_goal, prefix=prefix, app=app, T=T, slack=slack)

@@ -329,6 +329,17 @@ def explore(env,                        # an app driver (reset, step, actions, s
             "replay_failures": len(st["replay_failures"]), "complete": not queue}
 
 # %% ../../../nbs/stability/03_explore.ipynb #cb033045
+def _start_walk(G: nx.DiGraph, env, out: Path) -> dict:
+    """Reset the app for a walk; the first walk of a new UTG records the start state (and its screenshot). Raises
+    RuntimeError when the app's start state differs from the saved UTG's."""
+    obs = env.reset()
+    if G.graph.get("start") is None:
+        add_state(G, obs["id"], obs["desc"], screenshot=f"screens/{obs['id']}.png", depth=0, path=[])
+        env.screenshot(out / "screens" / f"{obs['id']}.png")
+    elif obs["id"] != G.graph["start"]:
+        raise RuntimeError(f"the app's start state {obs['id']} differs from the saved UTG's {G.graph['start']}")
+    return obs
+
 def _see(G: nx.DiGraph, env, sid: str, obs: dict) -> list[dict]:
     "The non-destructive actions state `sid`'s screen offers; the first visit records its offers, destructive ones as boundary edges (never executed)."
     acts = env.actions(obs)
@@ -366,12 +377,7 @@ def deepen(env,                      # an app driver (reset, step, actions, scre
     bar = tqdm(total=int(budget_s), unit="s", disable=not progress, desc="deepen"); last = 0
     while time.monotonic() - t0 < budget_s:
         g = rng(seed, "deepen", st["walks"])
-        obs = env.reset()
-        if G.graph.get("start") is None:
-            add_state(G, obs["id"], obs["desc"], screenshot=f"screens/{obs['id']}.png", depth=0, path=[])
-            env.screenshot(out / "screens" / f"{obs['id']}.png")
-        elif obs["id"] != G.graph["start"]:
-            raise RuntimeError(f"the app's start state {obs['id']} differs from the saved UTG's {G.graph['start']}")
+        obs = _start_walk(G, env, out)
         s = obs["id"]
         for _ in range(int(walk_len)):
             cand = _see(G, env, s, obs)
@@ -420,12 +426,7 @@ def record_walks(env,                      # an app driver (reset, step, actions
         st["seconds"] = spent0 + time.monotonic() - t0
         save_utg(G, g_path); atomic_write(st_path, json.dumps(st))
     for keys in tqdm(walks[len(st["results"]):], disable=not progress, desc="record walks"):
-        obs = env.reset()
-        if G.graph.get("start") is None:
-            add_state(G, obs["id"], obs["desc"], screenshot=f"screens/{obs['id']}.png", depth=0, path=[])
-            env.screenshot(out / "screens" / f"{obs['id']}.png")
-        elif obs["id"] != G.graph["start"]:
-            raise RuntimeError(f"the app's start state {obs['id']} differs from the saved UTG's {G.graph['start']}")
+        obs = _start_walk(G, env, out)
         s, sts = obs["id"], [obs["id"]]
         for k in keys:
             a = _find(_see(G, env, s, obs), k)

@@ -19,7 +19,7 @@ from .utg import states
 # %% auto #0
 __all__ = ['STABILITY_DATA', 'DEEP_UTG_FILE', 'LONG_TASKS_FILE', 'FAMILIES', 'templates', 'parse_key', 'step_sentence',
            'differences', 'goal_family', 'task_subgraph', 'instructions', 'shortest_keys', 'build_tasks', 'task_record',
-           'save_tasks', 'load_tasks', 'settled', 'verifiable_goals', 'build_long_tasks']
+           'save_tasks', 'load_tasks', 'settled', 'verifiable_goals', 'pick_tasks', 'build_long_tasks']
 
 # %% ../../../nbs/stability/04_tasks.ipynb #8d65d10e
 STABILITY_DATA = Path(str(resources.files("guilab"))) / "data" / "stability"
@@ -181,6 +181,31 @@ def verifiable_goals(G: nx.DiGraph, start: str, min_steps: int = 1, max_steps: i
     out = [v[0] for v in by_key.values() if len(v) == 1 and v[0][3] >= min_steps and (max_steps is None or v[0][3] <= max_steps)]
     return sorted(out, key=lambda x: (x[3], x[0]))
 
+def pick_tasks(G: nx.DiGraph,
+               by_fam: dict,              # family -> [(start, goal, params)], the candidates
+               n_tasks: int,
+               g: np.random.Generator,    # shuffles each family's pool
+               per_goal: int = 1,         # each goal at most this many times
+               prefix: str = "long", app: str = "app", T: dict | None = None, slack: int = 1) -> list[dict]:
+    """Task records (`task_record` plus `setup`, the keys replaying the start from the app's start screen; ids
+    `<app>-<prefix>-<i>-<family>`) chosen from `by_fam`: each family's pool shuffled by `g`, families taken in turn,
+    each goal at most `per_goal` times; fewer than `n_tasks` when the pools run out."""
+    T = T or templates()
+    pools = {f: [c[i] for i in g.permutation(len(c))] for f, c in sorted(by_fam.items())}
+    chosen, used = [], defaultdict(int)
+    while len(chosen) < n_tasks and any(pools.values()):
+        for f in sorted(pools):
+            while pools[f] and len(chosen) < n_tasks:
+                s, goal, p = pools[f].pop()
+                if used[goal] >= per_goal: continue
+                used[goal] += 1; chosen.append((f, s, goal, p)); break
+    tasks = []
+    for i, (f, s, goal, p) in enumerate(chosen):
+        variant = sum(1 for t in tasks if t["family"] == f)
+        t = task_record(G, f"{app}-{prefix}-{i:03d}-{f}", s, goal, f, p, variant, T, slack=slack, app=app)
+        tasks.append({**t, "setup": json.loads(G.nodes[s].get("path") or "[]")})
+    return tasks
+
 def build_long_tasks(G: nx.DiGraph,
                      n_tasks: int = 48,
                      min_steps: int = 5,          # reference path length at least
@@ -202,17 +227,4 @@ def build_long_tasks(G: nx.DiGraph,
     for s in [starts[i] for i in g.permutation(len(starts))]:
         for goal, f, p, d in verifiable_goals(G, s, min_steps, max_steps):
             if goal not in ex: by_fam[f].append((s, goal, p))
-    pools = {f: [c[i] for i in g.permutation(len(c))] for f, c in sorted(by_fam.items())}
-    chosen, used = [], defaultdict(int)
-    while len(chosen) < n_tasks and any(pools.values()):
-        for f in sorted(pools):
-            while pools[f] and len(chosen) < n_tasks:
-                s, goal, p = pools[f].pop()
-                if used[goal] >= per_goal: continue
-                used[goal] += 1; chosen.append((f, s, goal, p)); break
-    tasks = []
-    for i, (f, s, goal, p) in enumerate(chosen):
-        variant = sum(1 for t in tasks if t["family"] == f)
-        t = task_record(G, f"{app}-{prefix}-{i:03d}-{f}", s, goal, f, p, variant, T, slack=slack, app=app)
-        tasks.append({**t, "setup": json.loads(G.nodes[s].get("path") or "[]")})
-    return tasks
+    return pick_tasks(G, by_fam, n_tasks, g, per_goal=per_goal, prefix=prefix, app=app, T=T, slack=slack)
