@@ -1,6 +1,6 @@
 """`guilab reproduce` at smoke scale: every reproduction notebook runs, writes its outputs and a manifest;
 a failing notebook makes the run exit non-zero and is named."""
-import json, subprocess
+import json, os, subprocess
 from pathlib import Path
 import nbformat
 import pytest
@@ -91,10 +91,11 @@ def test_notebook_without_parameters_cell_is_named(tmp_path):
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
-def _writer(folder, name, text):
+def _writer(folder, name, text, pre="", lane=None):
     nb = nbformat.v4.new_notebook()
+    if lane: nb.metadata["guilab"] = {"lane": lane}
     nb.cells = [nbformat.v4.new_code_cell('params = ""\nout_dir = ""\noverrides = []', metadata={"tags": ["parameters"]}),
-                nbformat.v4.new_code_cell(f"from pathlib import Path\nPath(out_dir, {name!r} + '.md').write_text({text!r})")]
+                nbformat.v4.new_code_cell(f"{pre}\nfrom pathlib import Path\nPath(out_dir, {name!r} + '.md').write_text({text!r})")]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, str(folder / f"{name}.ipynb"))
 
@@ -120,6 +121,56 @@ def test_unchanged_stage_is_reused_and_changes_rerun(tmp_path):
     r = run("--force"); man = json.loads((out / "manifest.json").read_text())
     assert not man["notebooks"]["w1"]["reused"] and not man["notebooks"]["w2"]["reused"] and man["notebooks"]["w1"]["why"] == "--force"
 
+
+
+def test_a_module_edit_reruns_only_the_stages_that_loaded_it(tmp_path):
+    """Issue 39: a stage's code key is the guilab modules its last run loaded. An edit to one of them reruns that stage
+    and the manifest names the module; a stage that never loaded it is reused. On a copy of the package (PYTHONPATH),
+    edited for real; the executed notebook keeps no trace of the cell that lists the modules."""
+    import shutil, guilab
+    from guilab.reproduce import LOADED_TAG
+    pk = tmp_path / "pkg"; shutil.copytree(Path(guilab.__file__).parent, pk / "guilab", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(pk)}
+    folder = tmp_path / "repro"; folder.mkdir(); out = tmp_path / "out"
+    _writer(folder, "uses", "a", pre="def f():\n    import guilab.regions\nf()")   # a lazy import, seen only at run time
+    _writer(folder, "other", "b", pre="import guilab.core")
+    run = lambda: subprocess.run([GUILAB, "reproduce", "--params", "params/smoke.yaml", "--out", str(out), "--notebooks", str(folder),
+                                  "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    r = run(); assert r.returncode == 0, r.stderr[-2000:]
+    man = json.loads((out / "manifest.json").read_text())["notebooks"]
+    assert "guilab.regions" in man["uses"]["modules"] and "guilab.regions" not in man["other"]["modules"], man["other"]["modules"]
+    assert "guilab.pagebench.suite" not in man["uses"]["modules"] and man["uses"]["key_parts"]["code"].startswith("loaded:")
+    ex = nbformat.read(str(out / "notebooks" / "uses.ipynb"), as_version=4)
+    assert not [c for c in ex.cells if LOADED_TAG in c.get("metadata", {}).get("tags", [])] and len(ex.cells) == 3
+    f = pk / "guilab" / "regions.py"; f.write_text(f.read_text() + "\n# an edit\n")
+    r = run(); assert r.returncode == 0, r.stderr[-2000:]
+    man = json.loads((out / "manifest.json").read_text())["notebooks"]
+    assert not man["uses"]["reused"] and man["uses"]["why"] == "changed: code (guilab.regions)", man["uses"]["why"]
+    assert man["other"]["reused"], man["other"]["why"]
+
+
+def test_lanes_run_side_by_side_and_one_lane_in_turn(tmp_path):
+    """Issue 39: stages of the cpu and browser lanes run at the same time (each lane in its own process, the manifest
+    merged under a lock), each entry records its lane and times, and the run prints each lane's busy time;
+    --one-lane runs them one after the other."""
+    folder = tmp_path / "repro"; folder.mkdir(); out = tmp_path / "out"
+    for name, lane in (("c1", None), ("c2", None), ("b1", "browser")):
+        _writer(folder, name, name, pre="import time\ntime.sleep(4)", lane=lane)
+    run = lambda *extra: subprocess.run([GUILAB, "reproduce", "--params", "params/smoke.yaml", "--out", str(out), "--notebooks", str(folder),
+                                         "--quiet", *extra], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    r = run(); assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    man = json.loads((out / "manifest.json").read_text())["notebooks"]
+    assert [man[n]["lane"] for n in ("b1", "c1", "c2")] == ["browser", "cpu", "cpu"]
+    assert all(man[n]["status"] == "ok" and not man[n]["reused"] for n in man)
+    assert man["b1"]["started"] < man["c2"]["ended"] and man["c1"]["started"] < man["b1"]["ended"]   # overlapping lanes
+    assert man["c1"]["ended"] <= man["c2"]["started"] or man["c2"]["ended"] <= man["c1"]["started"]  # one lane: in turn
+    assert "[browser]" in r.stdout + r.stderr and "lanes: cpu" in r.stdout + r.stderr and (out / "index.html").is_file()
+    assert all((out / f"{n}.md").read_text() == n for n in ("c1", "c2", "b1"))
+    r = run("--one-lane", "--force"); assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    man = json.loads((out / "manifest.json").read_text())["notebooks"]
+    spans = sorted((man[n]["started"], man[n]["ended"]) for n in ("b1", "c1", "c2"))
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), spans   # no two stages at once
+    assert "[browser]" not in r.stdout + r.stderr
 
 
 def test_only_runs_share_one_manifest_and_record_their_overrides(tmp_path):

@@ -17,8 +17,8 @@ PART_CLIS = {"pagebench": "guilab.pagebench.cli", "grounding": "guilab.grounding
 def _cmd_reproduce(a) -> int:
     from guilab.reproduce import reproduce
     res = reproduce(a.params, only=a.only, out_dir=a.out, overrides=a.set or [], notebooks=a.notebooks, progress=not a.quiet,
-                    force=a.force)
-    print(f"manifest: {res['manifest']}\ngallery: {Path(res['manifest']).parent / 'index.html'}")
+                    force=a.force, claims=a.claims, lanes=not a.one_lane, lane=a.lane)
+    if not a.lane: print(f"manifest: {res['manifest']}\ngallery: {Path(res['manifest']).parent / 'index.html'}")   # a lane: its parent says it
     if res["failed"]:
         for n in res["failed"]:
             r = res["results"][n]
@@ -37,6 +37,9 @@ def _cmd_perf(a) -> int:
         try: check_mergeable(a.out)   # before any benchmark runs: a refusal after them would throw the measurements away
         except ValueError as e: print(f"guilab perf: {e}", file=sys.stderr); return 2
     res = run(only=a.only, quick=a.quick, pin=not a.no_pin)
+    if not a.only or any(o in "main job" for o in a.only):   # the main job's own parts, from the reproduce manifest beside --out
+        from guilab.reproduce import main_job_rows
+        res["rows"] += [{**r, "bench": "main job:manifest", "seconds": ""} for r in main_job_rows(Path(a.out).parent / "manifest.json")]
     path = write_perf_md(res, a.out, merge=bool(a.only))   # --only refreshes its rows and keeps the others (with their dates)
     print(path.read_text())
     return 1 if res["failed"] or any(r["error"] for r in res["rows"]) else 0
@@ -91,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--notebooks", default=None, help="folder of reproduction notebooks (default: nbs/repro)")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
     r.add_argument("--force", action="store_true", help="run every selected notebook, even those whose inputs and code are unchanged since the last run")
+    r.add_argument("--one-lane", action="store_true", help="run every stage in one process, one after another (default: the cpu and browser lanes side by side)")
+    r.add_argument("--lane", choices=["cpu", "browser"], default=None, help=argparse.SUPPRESS)   # set by the parent for a lane's own process
+    r.add_argument("--claims", default=None, help="claims ledger (default: params/claims.yaml)")
     r.set_defaults(func=_cmd_reproduce)
     b = sub.add_parser("perf", help="run the speed benchmarks (guilab.perf.*) on one core and write figures/perf.md")
     b.add_argument("--only", nargs="+", metavar="NAME", help="substrings of 'group:name' to run; the other rows of --out are kept, each with the date it was measured")

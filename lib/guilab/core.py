@@ -605,11 +605,12 @@ _ENTRY_POINT = re.compile(r"guilab(?:\.\w+)+(?::\w+)?")
 def guilab_imports(source: str,             # a module's (or a notebook's code cells') Python source
                    module: str = "",        # its dotted name, for relative imports ("" for a notebook)
                    is_package: bool = False,# True for a package's __init__
+                   entry_points: bool = True,  # also count registry entry-point strings (False: import statements only)
                   ) -> set[str]:
     """The guilab modules `source` imports, anywhere in it (top level, functions, `try` blocks): `import guilab.a.b`,
     `from guilab.a import b` (b itself when it is a module, else guilab.a), and relative imports resolved against
-    `module`, and entry-point strings `"guilab.x.y:name"` (the agent and benchmark registries import those by name).
-    Every parent package is included (importing `guilab.a.b` runs `guilab/a/__init__.py`). Raises
+    `module`, and entry-point strings `"guilab.x.y:name"` (the agent and benchmark registries import those by name;
+    `entry_points=False` leaves them out, for a caller that names the agents it runs itself). Every parent package is included (importing `guilab.a.b` runs `guilab/a/__init__.py`). Raises
     `SyntaxError` on source that does not parse."""
     pkg = module.split(".") if is_package else module.split(".")[:-1]
     found = set()
@@ -624,7 +625,7 @@ def guilab_imports(source: str,             # a module's (or a notebook's code c
             if not (base == "guilab" or base.startswith("guilab.")): continue
             found.add(base)
             found |= {f"{base}.{a.name}" for a in node.names if module_file(f"{base}.{a.name}")}
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _ENTRY_POINT.fullmatch(node.value):
+        elif entry_points and isinstance(node, ast.Constant) and isinstance(node.value, str) and _ENTRY_POINT.fullmatch(node.value):
             found.add(node.value.split(":")[0])   # a registry's entry point ("guilab.grounding.ocr:ocr_agent"), imported by name later
     out = set()
     for m in found:
@@ -633,15 +634,19 @@ def guilab_imports(source: str,             # a module's (or a notebook's code c
     return {m for m in out if module_file(m)}
 
 def import_closure(roots: Iterable[str],   # guilab module names
+                   entry_points: bool = True, # follow registry entry-point strings too (`guilab_imports`)
                   ) -> list[str]:
-    "Every guilab module `roots` import, transitively (static: `guilab_imports` of each file), the roots and their parent packages included; sorted."
+    """Every guilab module `roots` import, transitively (static: `guilab_imports` of each file), the roots and their
+    parent packages included; sorted. With `entry_points=True` the agent registry (`guilab.agents.builtin`) pulls in
+    every registered agent's module, so a closure through `guilab.agents.base` spans most of the package; a training
+    or evaluation cache that knows which agent it runs passes False and names that agent's module among `roots`."""
     seen, todo = set(), [".".join(m.split(".")[:k]) for m in roots for k in range(1, len(m.split(".")) + 1)]
     todo = [m for m in todo if module_file(m)]
     while todo:
         m = todo.pop()
         if m in seen: continue
         seen.add(m); f = module_file(m)
-        todo += sorted(guilab_imports(f.read_text(encoding="utf-8"), m, f.name == "__init__.py") - seen)
+        todo += sorted(guilab_imports(f.read_text(encoding="utf-8"), m, f.name == "__init__.py", entry_points) - seen)
     return sorted(seen)
 
 def _string_constants(f: Path) -> set[str]:
@@ -658,11 +663,12 @@ def data_entries(modules: Iterable[str]) -> list[Path]:
                                                 or c.startswith(e.name + "/") for c in consts))
 
 def imports_digest(roots: Iterable[str],     # guilab module names (their imports are followed)
+                   entry_points: bool = True,  # follow registry entry points (`import_closure`)
                   ) -> str:
-    """16 hex digits of sha256 over the source of `import_closure(roots)` and the package data they read
+    """16 hex digits of sha256 over the source of `import_closure(roots, entry_points)` and the package data they read
     (`data_entries`): changes when any module a stage runs changes, and only then."""
     root = _guilab_root(); h = hashlib.sha256()
-    mods = import_closure(roots)
+    mods = import_closure(roots, entry_points)
     files = [module_file(m) for m in mods]
     for e in data_entries(mods): files += sorted(p for p in ([e] if e.is_file() else e.rglob("*")) if p.is_file() and "__pycache__" not in p.parts)
     for f in files:

@@ -4,17 +4,18 @@
 
 # %% ../../nbs/02_reproduce.ipynb #cbd57012
 from __future__ import annotations
-import json, math, os, re, sys, time, traceback
+import contextlib, hashlib, json, math, os, re, sys, time, traceback
 from pathlib import Path
 
 from .core import (atomic_write, cache_key, code_digest, file_digest, git_commit, guilab_imports, load_params, make_manifest,
-                         imports_digest, project_root, sha256_file, write_manifest)
+                         imports_digest, project_root, sha256_file, write_manifest, module_file, data_entries)
 
 # %% auto #0
-__all__ = ['STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'repro_notebooks', 'select_notebooks',
-           'has_parameters_cell', 'no_parameters_message', 'run_notebook', 'clean_on_save', 'load_gallery',
-           'stages_commit_text', 'split_wide_tables', 'write_gallery', 'readme_claims_block', 'update_readme_claims',
-           'notebook_modules', 'stage_key_parts', 'stage_key', 'why_run', 'eta_text', 'reproduce']
+__all__ = ['LOADED_TAG', 'STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'LANES', 'repro_notebooks',
+           'select_notebooks', 'has_parameters_cell', 'no_parameters_message', 'run_notebook', 'clean_on_save',
+           'load_gallery', 'stages_commit_text', 'split_wide_tables', 'write_gallery', 'readme_claims_block',
+           'update_readme_claims', 'notebook_lane', 'lane_summary', 'main_job_rows', 'plot_lanes', 'notebook_modules',
+           'module_digests', 'stage_key_parts', 'stage_key', 'why_run', 'eta_text', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -51,18 +52,50 @@ def _use_this_python_kernel() -> None:
     if share not in cur.split(os.pathsep): os.environ["JUPYTER_PATH"] = share + (os.pathsep + cur if cur else "")
 
 def _ipc_kernel_manager():
-    """papermill's kernel manager on IPC transport: the kernel's sockets are Unix sockets next to its connection file in
-    Jupyter's runtime directory, not TCP ports on 127.0.0.1 that any local user could connect to. (On TCP, ipykernel warns
-    at every start that code and outputs travel in plain text: a real exposure, removed here rather than silenced.)"""
+    """papermill's kernel manager on IPC transport: the kernel's sockets are Unix sockets in Jupyter's runtime directory,
+    not TCP ports on 127.0.0.1 that any local user could connect to. (On TCP, ipykernel warns at every start that code
+    and outputs travel in plain text: a real exposure, removed here rather than silenced.) Each kernel gets its own
+    socket prefix (`guilab-kernel-<random>-ipc`): jupyter_client's default without a connection file is `kernel-ipc` in
+    the working directory, so two kernels started at once (two lanes) took the same sockets and failed with "Invalid
+    Signature", and the sockets were left in the project root."""
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import default
     class IPCKernelManager(AsyncKernelManager):
         @default("transport")
         def _transport_default(self): return "ipc"
+        @default("ip")
+        def _ip_default(self):
+            import uuid
+            from jupyter_core.paths import jupyter_runtime_dir
+            d = Path(jupyter_runtime_dir()); d.mkdir(parents=True, exist_ok=True)
+            return str(d/f"guilab-kernel-{uuid.uuid4().hex[:12]}-ipc")
     return IPCKernelManager
 
 def _files_under(folder: Path) -> dict[str, float]:
     return {str(p): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()} if folder.exists() else {}
+
+LOADED_TAG = "guilab-loaded-modules"   # the cell `run_notebook` appends (and removes from the executed copy)
+
+def _with_loaded_cell(nb_path: Path, dest: Path):
+    """The notebook with one more code cell, tagged `LOADED_TAG`, that writes the guilab modules its kernel loaded
+    (`sys.modules`: what the run actually imported, lazily imported ones included) to `dest` as a JSON list."""
+    import nbformat
+    nb = nbformat.read(str(nb_path), as_version=4)
+    c = nbformat.v4.new_code_cell("import sys as _sys, json as _json\n"
+                                  f"_json.dump(sorted(m for m in _sys.modules if m == 'guilab' or m.startswith('guilab.')), open({str(dest)!r}, 'w'))")
+    c.metadata["tags"] = [LOADED_TAG]
+    nb.cells.append(c)
+    return nb
+
+def _drop_loaded_cell(executed: Path) -> None:
+    "Remove the `LOADED_TAG` cell from an executed notebook (atomically), so the copy a reader opens is the notebook's own."
+    import nbformat
+    if not executed.is_file(): return
+    nb = nbformat.read(str(executed), as_version=4)
+    keep = [c for c in nb.cells if LOADED_TAG not in c.get("metadata", {}).get("tags", [])]
+    if len(keep) != len(nb.cells):
+        nb.cells = keep
+        atomic_write(executed, nbformat.writes(nb))
 
 # %% ../../nbs/02_reproduce.ipynb #c5029d5d
 def run_notebook(nb: Path,                 # the notebook to run
@@ -73,7 +106,9 @@ def run_notebook(nb: Path,                 # the notebook to run
                  progress: bool = True,    # papermill's per-cell progress bar
                  timeout: int | None = None,  # seconds per cell (None: no limit)
                 ) -> dict:
-    "Execute one notebook with papermill; returns `{'status','seconds','executed','outputs','error'}` and never raises for a failing notebook."
+    """Execute one notebook with papermill; returns `{'status','seconds','executed','outputs','error','modules'}` and never
+    raises for a failing notebook. `modules`: the guilab modules the kernel had loaded at the end (a last cell, removed
+    from the executed copy, reads `sys.modules`), None when the run did not reach it."""
     import papermill as pm
     _use_this_python_kernel()
     out_dir = Path(out_dir).resolve(); executed = out_dir/"notebooks"/f"{nb.stem}.ipynb"
@@ -81,9 +116,11 @@ def run_notebook(nb: Path,                 # the notebook to run
     before, t0 = _files_under(out_dir), time.time()
     status, error = "ok", ""
     if not has_parameters_cell(nb):
-        return {"status": "failed", "seconds": 0.0, "executed": str(executed), "outputs": [], "error": no_parameters_message(nb)}
+        return {"status": "failed", "seconds": 0.0, "executed": str(executed), "outputs": [], "error": no_parameters_message(nb), "modules": None}
+    import tempfile
+    fd, loaded_f = tempfile.mkstemp(prefix="guilab-loaded-", suffix=".json"); os.close(fd); loaded_f = Path(loaded_f); loaded_f.unlink()
     try:
-        pm.execute_notebook(str(nb), str(executed), parameters={"params": str(Path(params).resolve()), "out_dir": str(out_dir),
+        pm.execute_notebook(_with_loaded_cell(nb, loaded_f), str(executed), parameters={"params": str(Path(params).resolve()), "out_dir": str(out_dir),
                             "overrides": list(overrides)}, kernel_name="python3", cwd=str(cwd or project_root()),
                             progress_bar=progress, log_output=False, request_save_on_cell_execute=True, execution_timeout=timeout,
                             kernel_manager_class=_ipc_kernel_manager())
@@ -91,9 +128,14 @@ def run_notebook(nb: Path,                 # the notebook to run
         status, error = "failed", f"{e.ename}: {e.evalue}"
     except Exception as e:   # kernel death, missing kernel, bad notebook: recorded, the run goes on
         status, error = "failed", f"{type(e).__name__}: {e}"
+    _drop_loaded_cell(executed)
+    try: modules = json.loads(loaded_f.read_text()) if status == "ok" and loaded_f.is_file() else None
+    except (OSError, ValueError): modules = None
+    loaded_f.unlink(missing_ok=True)
     after = _files_under(out_dir)
     outputs = sorted(p for p, m in after.items() if before.get(p) != m and Path(p) != executed and not p.endswith("manifest.json"))
-    return {"status": status, "seconds": round(time.time() - t0, 1), "executed": str(executed), "outputs": outputs, "error": error}
+    return {"status": status, "seconds": round(time.time() - t0, 1), "executed": str(executed), "outputs": outputs, "error": error,
+            "modules": modules}
 
 # %% ../../nbs/02_reproduce.ipynb #c89b70ac
 def clean_on_save(model: dict,               # Jupyter contents model being saved ({"type", "content", ...})
@@ -407,6 +449,98 @@ def update_readme_claims(readme: str | os.PathLike = "README.md",           # th
     i = t.index("-->", i) + 3
     return atomic_write(readme, t[:i] + "\n" + readme_claims_block(claims_csv) + "\n" + t[j:])
 
+# %% ../../nbs/02_reproduce.ipynb #abb959c8
+LANES = ("cpu", "browser")   # `guilab reproduce` runs each lane's stages in order, the lanes side by side
+
+def notebook_lane(nb: Path) -> str:
+    """The lane a reproduction notebook runs in: its metadata `guilab.lane` ("browser" for stages that mostly wait on
+    JupyterLab and Chromium, with every stage that reads what they build), else "cpu". Raises `ValueError` for a lane
+    not in `LANES`."""
+    meta = json.loads(Path(nb).read_text(encoding="utf-8")).get("metadata", {}).get("guilab", {}) or {}
+    lane = meta.get("lane", "cpu")
+    if lane not in LANES: raise ValueError(f"{nb}: metadata guilab.lane is {lane!r}; lanes are {LANES}")
+    return lane
+
+@contextlib.contextmanager
+def _manifest_lock(out: Path):
+    "An exclusive lock on `out/.manifest.lock` (fcntl) while a process reads, merges and writes the manifest."
+    import fcntl
+    with open(out/".manifest.lock", "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try: yield
+        finally: fcntl.flock(f, fcntl.LOCK_UN)
+
+def lane_summary(entries: dict,         # manifest "notebooks" entries (those with `lane`, `started`, `ended`)
+                 names: list[str],      # the stages of one run
+                ) -> dict:
+    """`{lane: {"stages", "busy_s", "start", "end"}, "wall_s", "busy_s", "utilisation"}` for the stages `names` ran:
+    busy = the sum of a lane's stage times, wall = first start to last end over all lanes, utilisation = busy / (wall ×
+    number of lanes used). Stages without times (reused, or from before lanes) are left out."""
+    by = {}
+    for n in names:
+        e = entries.get(n) or {}
+        if e.get("reused") or e.get("started") is None or e.get("ended") is None: continue
+        d = by.setdefault(e.get("lane", "cpu"), {"stages": [], "busy_s": 0.0, "start": e["started"], "end": e["ended"]})
+        d["stages"].append(n); d["busy_s"] += e["ended"] - e["started"]
+        d["start"], d["end"] = min(d["start"], e["started"]), max(d["end"], e["ended"])
+    if not by: return {"wall_s": 0.0, "busy_s": 0.0, "utilisation": math.nan}
+    wall = max(d["end"] for d in by.values()) - min(d["start"] for d in by.values())
+    busy = sum(d["busy_s"] for d in by.values())
+    return {**by, "wall_s": wall, "busy_s": busy, "utilisation": busy / (wall * len(by)) if wall > 0 else math.nan}
+
+# %% ../../nbs/02_reproduce.ipynb #f6971166
+def main_job_rows(manifest: str | os.PathLike = "figures/manifest.json",   # a `guilab reproduce` manifest
+                 ) -> list[dict]:
+    """`guilab perf` rows (group "main job") from a reproduce manifest: each stage's time as last run (`seconds`, with
+    its lane and params file), then for the stages of the latest run with lane times (`lane_summary`): each lane's busy
+    minutes, the wall minutes and the lane utilisation, for the latest run (the `run` id of the stage that ended last;
+    a warm run's wall time covers only the stages it ran). [] when the file does not exist."""
+    f = Path(manifest)
+    if not f.is_file(): return []
+    nbs = json.loads(f.read_text()).get("notebooks", {})
+    rows = [{"group": "main job", "name": f"{n} [{e.get('lane', 'cpu')}] ({Path(e.get('params_file', '')).name or '?'})",
+             "value": float(e.get("seconds") or math.nan), "unit": "s (stage, last run)", "goal": "", "error": "" if e.get("status") == "ok" else f"status {e.get('status')}"}
+            for n, e in sorted(nbs.items())]
+    timed = [n for n, e in nbs.items() if e.get("started") is not None and e.get("run") and not e.get("reused")]
+    if timed:   # the latest run: the run id of the stage that ended last
+        rid = nbs[max(timed, key=lambda n: nbs[n]["ended"])]["run"]
+        run = [n for n in timed if nbs[n]["run"] == rid]
+        s = lane_summary(nbs, run)
+        default = all(Path(nbs[n].get("params_file", "")).name == "default.yaml" for n in run)
+        for ln in LANES:
+            if ln in s: rows.append({"group": "main job", "name": f"latest run, lane {ln}: busy ({len(s[ln]['stages'])} stages)",
+                                     "value": round(s[ln]["busy_s"] / 60, 2), "unit": "min", "goal": "", "error": ""})
+        rows.append({"group": "main job", "name": f"latest run: wall, {len(run)} stages run" + (" (default params)" if default else ""),
+                     "value": round(s["wall_s"] / 60, 2), "unit": "min", "goal": "", "error": ""})
+        rows.append({"group": "main job", "name": "latest run: lane utilisation (busy / (wall × lanes used))", "value": round(s["utilisation"], 3),
+                     "unit": "share", "goal": "", "error": ""})
+    return rows
+
+def plot_lanes(entries: dict,            # manifest "notebooks" entries
+               names: list[str],         # the stages of one run
+               path: str | os.PathLike,  # where the figure goes (`guilab.report.save_figure`: .png and .svg)
+              ) -> Path | None:
+    """A Gantt chart of one run: a row per lane, a bar per stage from its start to its end (minutes from the run's
+    start), labelled with the stage. None when no stage of `names` has times."""
+    s = lane_summary(entries, names)
+    lanes = [ln for ln in LANES if ln in s]
+    if not lanes: return None
+    import matplotlib; matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    t0 = min(s[ln]["start"] for ln in lanes)
+    fig, ax = plt.subplots(figsize=(11, 1.2 + 0.9 * len(lanes)), constrained_layout=True)
+    for i, ln in enumerate(lanes):
+        for n in s[ln]["stages"]:
+            a, b = (entries[n]["started"] - t0) / 60, (entries[n]["ended"] - t0) / 60
+            ax.barh(i, b - a, left=a, color="#0173b2" if ln == "cpu" else "#de8f05", edgecolor="white")
+            if b - a > 0.02 * s["wall_s"] / 60: ax.text(a + (b - a) / 2, i, n, ha="center", va="center", fontsize=7, color="white", clip_on=True)
+    ax.set_yticks(range(len(lanes)), [f"{ln} ({s[ln]['busy_s'] / 60:.1f} min busy)" for ln in lanes])
+    ax.set_xlabel("minutes from the run's start")
+    ax.set_title(f"guilab reproduce: wall {s['wall_s'] / 60:.1f} min, lane utilisation {s['utilisation']:.0%}", fontsize=10)
+    from guilab.report import save_figure
+    png, _svg = save_figure(fig, path); plt.close(fig)
+    return Path(png)
+
 # %% ../../nbs/02_reproduce.ipynb #cdeb2ca8
 def _param_files(tree) -> list[str]:
     "Existing files named by string values of a params tree (e.g. ratings_csv, a local model file), sorted."
@@ -426,17 +560,38 @@ def notebook_modules(nb: Path) -> list[str] | None:
     try: return sorted(guilab_imports(src))
     except SyntaxError: return None
 
+def module_digests(modules: list[str],   # guilab module names
+                  ) -> dict[str, str]:
+    """`{module: 16 hex digits}` over each module's source and the package data it reads (`guilab.core.data_entries`);
+    "missing" for a module that no longer exists. What a stage's `code` part is made of when the modules its last run
+    loaded are known, and how `why_run` names the ones that changed."""
+    root = Path(sys.modules["guilab"].__file__).resolve().parent; out = {}
+    for m in sorted(set(modules)):
+        f = module_file(m)
+        if not f: out[m] = "missing"; continue
+        h = hashlib.sha256(f.read_bytes())
+        for e in data_entries([m]):
+            for q in sorted(q for q in ([e] if e.is_file() else e.rglob("*")) if q.is_file() and "__pycache__" not in q.parts):
+                h.update(str(q.relative_to(root)).encode()); h.update(b"\0"); h.update(q.read_bytes()); h.update(b"\0")
+        out[m] = h.hexdigest()[:16]
+    return out
+
 def stage_key_parts(nb: Path,                    # the reproduction notebook
                     p: dict,                     # the loaded params (after overrides)
                     reported: list[Path] = (),   # params/reported/*.yaml
                     claims: Path | None = None,  # the claims ledger (default params/claims.yaml)
+                    modules: list[str] | None = None,  # the guilab modules the stage's last run loaded (its manifest entry)
                    ) -> dict:
     """What a notebook's outputs depend on, part by part (each a short digest): `notebook` (its file), `params`
     (after overrides), `reported` (the seeds' numbers), `files` (the content of files the params name), `claims` (the
-    ledger its last cell judges), and `code`: `guilab.core.imports_digest` of the guilab modules the notebook imports,
-    followed transitively, with the package data they read — an edit to a module reruns only the stages that import
-    it. A notebook that does not parse as Python falls back to the whole package (`code_digest`). Not covered: folders
-    named in params (a local model directory changed in place) — run with `force=True` then."""
+    ledger its last cell judges), and `code`. With `modules` (the modules the stage's kernel had loaded when its last
+    run ended, `run_notebook`): "loaded:" and a digest of `module_digests(modules)` — exactly the code that run
+    executed, lazily imported modules included and registered agents it never made left out; with the same notebook,
+    params and files the same modules load again, so an edit elsewhere cannot change the stage. Without (a first
+    run): `guilab.core.imports_digest` of the modules the notebook imports, followed transitively with the registry's
+    entry points, and their package data; a notebook that does not parse as Python falls back to the whole package
+    (`code_digest`). Not covered: folders named in params (a local model directory changed in place) — run with
+    `force=True` then."""
     tree = {k: v for k, v in p.items() if k != "_files"}
     mods = notebook_modules(nb)
     claims = Path(claims) if claims else project_root()/"params"/"claims.yaml"
@@ -444,11 +599,12 @@ def stage_key_parts(nb: Path,                    # the reproduction notebook
             "reported": cache_key("reported", [file_digest(r) for r in reported]),
             "files": cache_key("files", {f: file_digest(f) for f in _param_files(tree)}),
             "claims": file_digest(claims) if claims.is_file() else "",
-            "code": imports_digest(mods) if mods is not None else "package:" + code_digest()}
+            "code": ("loaded:" + cache_key("loaded", module_digests(modules)) if modules is not None else
+                     imports_digest(mods) if mods is not None else "package:" + code_digest())}
 
-def stage_key(nb: Path, p: dict, reported: list[Path] = (), claims: Path | None = None) -> str:
+def stage_key(nb: Path, p: dict, reported: list[Path] = (), claims: Path | None = None, modules: list[str] | None = None) -> str:
     "The stage's key: a `cache_key` of `stage_key_parts` (same arguments)."
-    return cache_key("repro-stage", Path(nb).name, stage_key_parts(nb, p, reported, claims))
+    return cache_key("repro-stage", Path(nb).name, stage_key_parts(nb, p, reported, claims, modules))
 
 def why_run(entry: dict | None,      # the notebook's entry in the previous manifest
             key: str,                # its `stage_key` now
@@ -463,7 +619,12 @@ def why_run(entry: dict | None,      # the notebook's entry in the previous mani
     if entry.get("key") != key:
         old = entry.get("key_parts")
         if not old: return "its key changed (the previous entry predates per-part keys)"
-        return "changed: " + ", ".join(k for k in parts if old.get(k) != parts[k])
+        what = [k for k in parts if old.get(k) != parts[k]]
+        if "code" in what and entry.get("module_digests"):   # name the modules that changed since that run
+            now = module_digests(list(entry["module_digests"]))
+            ch = [m for m in now if now[m] != entry["module_digests"][m]]
+            if ch: what[what.index("code")] = f"code ({', '.join(ch[:4])}{f' and {len(ch) - 4} more' if len(ch) > 4 else ''})"
+        return "changed: " + ", ".join(what)
     if not entry.get("outputs"): return "its last run wrote nothing"
     for f in entry["outputs"]:
         q = Path(f) if Path(f).is_absolute() else Path(root)/f
@@ -491,6 +652,28 @@ def eta_text(entries: dict,      # the previous manifest's "notebooks"
     if len(known) == len(t): return "≈ " + _fmt_s(sum(known))
     return f"≥ {_fmt_s(sum(known))} ({len(t) - len(known)} of {len(t)} never timed with {params_name})"
 
+def _run_lanes(by_lane: dict,        # lane -> stage names to run in it
+               args: list[str],      # the `guilab reproduce` arguments every lane shares
+               progress: bool) -> dict:
+    """Run each lane as a child `guilab reproduce --lane L --only <its stages>` side by side, their lines prefixed with
+    the lane; returns `{lane: exit code}`."""
+    import subprocess, threading
+    from tqdm.auto import tqdm
+    procs, pumps = {}, []
+    for lane, names in by_lane.items():
+        cmd = [sys.executable, "-c", "import sys; from guilab.cli import main; sys.exit(main())", "reproduce", *args,
+               "--lane", lane, "--only", *names, *([] if progress else ["--quiet"])]
+        procs[lane] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+                                       env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        def pump(lane=lane, pr=procs[lane]):
+            for line in pr.stdout:
+                line = line.rstrip("\n").split("\r")[-1]   # a progress bar's last state only
+                if line.strip(): tqdm.write(f"[{lane}] {line}")
+        pumps.append(threading.Thread(target=pump, daemon=True)); pumps[-1].start()
+    codes = {lane: pr.wait() for lane, pr in procs.items()}
+    for t in pumps: t.join(timeout=10)
+    return codes
+
 def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
               only: list[str] | None = None,                     # notebook names or prefixes (default: all)
               out_dir: str | os.PathLike | None = None,          # default: the params' `out_dir`, else figures/
@@ -500,12 +683,18 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
               force: bool = False,                               # run every selected notebook even when its stage is reusable
               gallery: bool = True,                              # write out_dir/index.html and README.md (`write_gallery`)
               claims: str | os.PathLike | None = None,           # the claims ledger (default: params/claims.yaml)
+              lanes: bool = True,                                # run the lanes (`notebook_lane`) side by side when both have work
+              lane: str | None = None,                           # set in a lane's own process: run the selection here, as that lane
              ) -> dict:
     """Run the selected reproduction notebooks and write the manifest after each one. A stage whose `stage_key` and
     outputs match the previous manifest is reused (not run; its entry is kept with `reused: true`); a stage that runs
-    records why (`why_run`: never run, failed, which key parts changed, an output changed, --force). Returns
-    `{'failed': [...], 'results': {...}, 'reused': [...], 'manifest': path, 'claim_errors': [...]}`
-    (claims whose verdict is `error`, each printed: the table or row they need was not written)."""
+    records why (`why_run`: never run, failed, which key parts changed, an output changed, --force), its lane and its
+    start and end times. With `lanes` and stages to run in more than one lane, each lane runs in its own process
+    (`guilab reproduce --lane`), the lanes side by side and each lane's stages in order; the manifest is merged under
+    a lock, the gallery written once both are done, and `lane_summary` (busy time per lane, wall time, utilisation)
+    printed and returned. Returns `{'failed': [...], 'results': {...}, 'reused': [...], 'manifest': path,
+    'claim_errors': [...], 'lanes': lane_summary}` (claim errors: claims whose verdict is `error`, each printed: the
+    table or row they need was not written)."""
     from tqdm.auto import tqdm
     root = project_root()
     params = Path(params) if Path(params).is_absolute() or Path(params).exists() else root/params
@@ -516,50 +705,91 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     if not nbs: raise ValueError(f"no reproduction notebooks found in {notebooks or root/'nbs'/'repro'}")
     for nb in nbs.values():   # before anything runs: a notebook papermill cannot parameterise is a user error
         if not has_parameters_cell(nb): raise ValueError(no_parameters_message(nb))
+    lane_of = {n: lane or notebook_lane(nb) for n, nb in nbs.items()}
     mpath = out/"manifest.json"
     old = json.loads(mpath.read_text()) if mpath.exists() else {}
     prev, hashes = dict(old.get("notebooks", {})), old.get("outputs", {})
     reported = sorted((root/"params"/"reported").glob("*.yaml"))
     claims_f = Path(claims) if claims else root/"params"/"claims.yaml"
-    parts = {n: stage_key_parts(nb, p, reported, claims_f) for n, nb in nbs.items()}
-    keys = {n: stage_key(nb, p, reported, claims_f) for n, nb in nbs.items()}
+    loaded = {n: (prev.get(n) or {}).get("modules") for n in nbs}   # what each stage's last run loaded (None: not known)
+    parts = {n: stage_key_parts(nb, p, reported, claims_f, loaded[n]) for n, nb in nbs.items()}
+    keys = {n: cache_key("repro-stage", nb.name, parts[n]) for n, nb in nbs.items()}
     why = {n: "--force" if force else why_run(prev.get(n), keys[n], parts[n], hashes, root) for n in nbs}
     todo = [n for n in nbs if why[n]]
-    eta = eta_text(prev, todo, params.name)
-    tqdm.write(f"reproduce: {len(todo)} of {len(nbs)} notebooks to run, {len(nbs) - len(todo)} reused; "
-               f"estimate from the last manifest: {eta}")
+    by_lane = {ln: [n for n in todo if lane_of[n] == ln] for ln in LANES}
+    by_lane = {ln: v for ln, v in by_lane.items() if v}
+    split = lanes and lane is None and len(by_lane) > 1
+    if lane is None:
+        eta = eta_text(prev, todo, params.name)
+        per = "; ".join(f"{ln}: {len(v)} stages, {eta_text(prev, v, params.name)}" for ln, v in by_lane.items())
+        lane_eta = [_eta(prev, v, params.name) for v in by_lane.values()]
+        if None not in lane_eta: per += f"; wall ≈ {_fmt_s(max(lane_eta))}"   # the longer lane, when every stage was timed
+        tqdm.write(f"reproduce: {len(todo)} of {len(nbs)} notebooks to run, {len(nbs) - len(todo)} reused; "
+                   f"estimate from the last manifest: {eta}" + (f" in one lane" if not split else f" of work in two lanes ({per})"))
     results, entries = {}, dict(prev)
+    run_id = os.environ.get("GUILAB_REPRODUCE_RUN") or f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"   # a lane shares its parent's
+    os.environ["GUILAB_REPRODUCE_RUN"] = run_id
     commit = git_commit(root, ignore=[out])   # each stage records the code it ran with (its own outputs do not make it
                                               # dirty): a manifest may mix stages of several runs
 
-    def save():   # entries of notebooks this run did not select are taken from the file as it is now (another run may
-                  # have written it meanwhile, e.g. two `--only` runs into one folder)
-        now = (json.loads(mpath.read_text()).get("notebooks", {}) if mpath.exists() else {})
-        merged = {**now, **{k: v for k, v in entries.items() if k in nbs or k not in now}}
-        outputs = [q for q in out.rglob("*") if q.is_file() and q != mpath]
-        man = make_manifest(p, inputs=[*p["_files"], *reported, *nbs.values()], outputs=outputs,
-                            seeds={"seed": p.get("seed")}, root=root, command=" ".join(sys.argv),
-                            params_file=str(params), overrides=list(overrides), notebooks=merged, git=commit)
-        write_manifest(mpath, man)
+    def save():   # entries of notebooks this run did not select are taken from the file as it is now (another run or
+                  # lane may have written it meanwhile); the lock makes each read-merge-write whole
+        with _manifest_lock(out):
+            now = (json.loads(mpath.read_text()).get("notebooks", {}) if mpath.exists() else {})
+            merged = {**now, **{k: v for k, v in entries.items() if k in nbs or k not in now}}
+            outputs = [q for q in out.rglob("*") if q.is_file() and q != mpath and q.name != ".manifest.lock"]
+            man = make_manifest(p, inputs=[*p["_files"], *reported, *nbs.values()], outputs=outputs,
+                                seeds={"seed": p.get("seed")}, root=root, command=" ".join(sys.argv),
+                                params_file=str(params), overrides=list(overrides), notebooks=merged, git=commit)
+            write_manifest(mpath, man)
 
-    bar = tqdm(nbs.items(), desc="reproduce", unit="notebook", disable=not progress)
-    for name, nb in bar:
-        bar.set_postfix_str(name)
+    for name in nbs:
         if name not in todo:
             entries[name] = {**prev[name], "reused": True}
-            tqdm.write(f"= {name}: reused (inputs and code unchanged; computed in {prev[name]['seconds']} s)")
-            continue
-        last = _eta(prev, [name], params.name)
-        tqdm.write(f"→ {name}: running — {why[name]} (last time {_fmt_s(last)}; all left {eta_text(prev, todo[todo.index(name):], params.name)})")
-        r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
-        r["outputs"] = [str(Path(q).relative_to(root)) if Path(q).is_relative_to(root) else q for q in r["outputs"]]   # a clone elsewhere reuses it
-        results[name] = entries[name] = {**r, "key": keys[name], "key_parts": parts[name], "why": why[name], "params_file": str(params),
-                                          "overrides": list(overrides), "reused": False, "git": commit}
-        tqdm.write(f"{'✓' if r['status'] == 'ok' else '✗'} {name} ({r['seconds']} s){': ' + r['error'] if r['error'] else ''}")
-        save()   # after every stage: a killed run keeps what it finished
+            if lane is None: tqdm.write(f"= {name}: reused (inputs and code unchanged; computed in {prev[name]['seconds']} s)")
+    if split:
+        save()   # the reused entries, before the lanes start writing theirs
+        args = ["--params", str(params), "--out", str(out), *(["--set", *overrides] if overrides else []),
+                *(["--notebooks", str(notebooks)] if notebooks else []), *(["--force"] if force else []),
+                *(["--claims", str(claims_f)] if claims else [])]
+        t_split = time.time()
+        codes = _run_lanes(by_lane, args, progress)
+        now = json.loads(mpath.read_text()).get("notebooks", {}) if mpath.exists() else {}
+        for n in todo:   # each lane's entries as it wrote them; a lane that died leaves its unrun stages failed
+            e = now.get(n)
+            if e and not e.get("reused") and (e.get("started") or 0) >= t_split:   # written by its lane in this run
+                results[n] = entries[n] = e
+            else:
+                results[n] = entries[n] = {**(prev.get(n) or {}), "status": "failed", "reused": False, "lane": lane_of[n],
+                                           "error": f"the {lane_of[n]} lane ended (exit {codes.get(lane_of[n])}) before this stage ran",
+                                           "executed": "", "seconds": 0.0}
+    else:
+        bar = tqdm([n for n in todo], desc="reproduce" + (f" [{lane}]" if lane else ""), unit="notebook", disable=not progress)
+        for name in bar:
+            nb = nbs[name]
+            bar.set_postfix_str(name)
+            last = _eta(prev, [name], params.name)
+            tqdm.write(f"→ {name}: running — {why[name]} (last time {_fmt_s(last)}; all left {eta_text(prev, todo[todo.index(name):], params.name)})")
+            t_start = time.time()
+            r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
+            r["outputs"] = [str(Path(q).relative_to(root)) if Path(q).is_relative_to(root) else q for q in r["outputs"]]   # a clone elsewhere reuses it
+            if r.get("modules") is not None:   # the key of record: over the code this run loaded (what the next run compares against)
+                parts[name] = stage_key_parts(nb, p, reported, claims_f, r["modules"]); keys[name] = cache_key("repro-stage", nb.name, parts[name])
+                r["module_digests"] = module_digests(r["modules"])
+            results[name] = entries[name] = {**r, "key": keys[name], "key_parts": parts[name], "why": why[name], "params_file": str(params),
+                                              "overrides": list(overrides), "reused": False, "git": commit, "lane": lane_of[name],
+                                              "started": t_start, "ended": time.time(), "run": run_id}
+            tqdm.write(f"{'✓' if r['status'] == 'ok' else '✗'} {name} ({r['seconds']} s){': ' + r['error'] if r['error'] else ''}")
+            save()   # after every stage: a killed run keeps what it finished
     save()
+    summary = lane_summary(entries, todo)
+    if lane is None: os.environ.pop("GUILAB_REPRODUCE_RUN", None)
+    if lane is None and todo and summary["busy_s"]:
+        plot_lanes(entries, todo, out/"reproduce_lanes")
+        tqdm.write("lanes: " + "; ".join(f"{ln} {summary[ln]['busy_s'] / 60:.1f} min busy ({len(summary[ln]['stages'])} stages)" for ln in LANES if ln in summary)
+                   + f"; wall {summary['wall_s'] / 60:.1f} min, utilisation {summary['utilisation']:.0%}")
     claim_errors = []
-    if gallery:
+    if gallery and lane is None:
         write_gallery(out, claims=claims)
         import pandas as pd
         cl = pd.read_csv(out/"claims.csv", dtype=str, keep_default_na=False)
@@ -570,4 +800,4 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
             tqdm.write(f"✗ {k} claims of notebooks never run into {out} could not be judged (error; see claims.csv)")
     failed = [n for n, r in results.items() if r["status"] != "ok"]
     return {"failed": failed, "results": results, "reused": [n for n in nbs if n not in todo], "manifest": mpath,
-            "claim_errors": claim_errors}
+            "claim_errors": claim_errors, "lanes": summary}

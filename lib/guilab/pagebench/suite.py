@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core import Problem, cache_key, file_digest, read_jsonl, write_jsonl
+from ..core import Problem, cache_key, file_digest, imports_digest, read_jsonl, write_jsonl
 from ..geo.canvas import GeoGUI
 from .build import gt_step
 from .compile import depths
@@ -111,8 +111,14 @@ def agent_specs(cfg: dict) -> list[dict]:
     return out
 
 def records_key(data: Path, split: str, spec: dict, mode: str) -> str:
-    "Cache key of one agent's records: the build's trajectories, split, spec and mode, and all of guilab's code (`guilab.core.cache_key`)."
-    return cache_key("page-eval-records", file_digest(data / "trajectories.jsonl"), split, spec, mode, code=True)
+    """Cache key of one agent's records: the build's trajectories, split, spec and mode, and the code the evaluation
+    runs — `guilab.core.imports_digest` of this module and the agent's own module (its registry entry point), their
+    imports followed, other agents' modules not: a change to a reporting module or another system keeps the records.
+    Raises `guilab.agents.base.RegistryError` for an unknown agent."""
+    from guilab.agents.base import resolve
+    agent_module = resolve(spec["agent"], "pagebench").entry_point.split(":")[0]
+    code = imports_digest(["guilab.pagebench.suite", agent_module], entry_points=False)
+    return cache_key("page-eval-records", file_digest(data / "trajectories.jsonl"), split, spec, mode, code)
 
 def batched_agent_factory(spec: dict,   # {'agent': 'pager', 'options': {'policy': model folder, ...}, 'threads': n, 'max_new_tokens': m, 'max_batch', 'batch_wait_s'}
                          ):
@@ -194,7 +200,8 @@ def page_eval_setup(P: dict,                # loaded params (guilab.core.load_pa
     probs = [p for src in (problems if problems is not None else cfg["problems"]) for p in load_problems(src)
              if split == "all" or split_of(p) == split]
     if cfg.get("limit"): probs = probs[: int(cfg["limit"])]
-    folder = runs / ("build_" + cache_key("page-eval-build", sorted(p.id for p in probs))[:12])
+    folder = runs / ("build_" + cache_key("page-eval-build", sorted(p.id for p in probs),   # the problems and the builder's code
+                                          imports_digest(["guilab.pagebench.build"], entry_points=False))[:12])
     build(probs, folder, screenshots=False, progress=progress)
     specs = agent_specs({**cfg, "seed": P.get("seed", 0)})
     res = run_suite(folder, specs, modes if modes is not None else cfg.get("modes", ("closed_loop", "teacher_forced")), split=split,

@@ -9,16 +9,25 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest, bootstrap_interval
+from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest, bootstrap_interval, imports_digest
 from .sft import finished, sft_dataset, train_sft, model_image_size, load_policy_model, SFTSettings
 from .settings import split_params
 from ..agents.grammar import read_grammar, GRAMMAR_FILE
 from .copy_warmup import COPY_WARMUP_FILE, warmup_pairs, copy_warmup_settings, train_copy_warmup
 
 # %% auto #0
-__all__ = ['STAGE_ROWS', 'ROW_METRICS', 'model_key', 'base_model', 'training_build', 'warmed_base', 'repeatable', 'seeded_config',
-           'copy_warmup_key', 'stage_keys', 'train_pipeline', 'stage_label', 'evaluate_stages', 'curves_of',
-           'problem_scores', 'paired_bootstrap', 'seed_bootstrap', 'same_seed_check', 'NotTrained', 'reuse_trained']
+__all__ = ['STAGE_ROWS', 'ROW_METRICS', 'code_digest_of', 'model_key', 'base_model', 'training_build', 'warmed_base',
+           'repeatable', 'seeded_config', 'copy_warmup_key', 'stage_keys', 'train_pipeline', 'stage_label',
+           'evaluate_stages', 'curves_of', 'problem_scores', 'paired_bootstrap', 'seed_bootstrap', 'same_seed_check',
+           'NotTrained', 'reuse_trained']
+
+# %% ../../../nbs/train/05_pipeline.ipynb #7d02ea86
+def code_digest_of(module: str,   # the guilab module a cached artefact is made by, e.g. "guilab.train.sft"
+                  ) -> str:
+    """The code part of a training cache's key (issue 39): `guilab.core.imports_digest` of `module` and what it imports,
+    registry entry points not followed — a change to that code retrains the artefact, a change elsewhere (a report,
+    another system's agent) keeps it."""
+    return imports_digest([module], entry_points=False)
 
 # %% ../../../nbs/train/05_pipeline.ipynb #e0ba7b19
 def model_key(m: dict | None) -> dict:
@@ -40,7 +49,7 @@ def base_model(cfg: dict, progress: bool = True) -> Path:
     from guilab.pager.prompts import EXECUTOR_PROMPT, ANCHORS_LINE
     extra = (EXECUTOR_PROMPT,)   # the executor's fixed instruction joins the tokenizer corpus: ~half the prompt tokens
     if m.get("anchors"): extra += (ANCHORS_LINE,)   # and the anchors line of an executor that reads them
-    out = Path(cfg["runs_dir"]) / f"base-{cache_key('tiny', model_key(m), extra)}"
+    out = Path(cfg["runs_dir"]) / f"base-{cache_key('tiny', model_key(m), extra, code_digest_of('guilab.agents.tiny'))}"
     if not (out / "config.json").is_file(): build_tiny_vlm(out, overwrite=True, corpus_extra=extra, **m)
     return out
 
@@ -50,7 +59,8 @@ def training_build(cfg: dict, progress: bool = True) -> tuple[Path, dict]:
     from guilab.pagebench.build import build
     d = cfg["data"]
     probs = [p for src in d["problems"] for p in load_problems(src)]
-    folder = Path(cfg["runs_dir"]) / ("build-" + cache_key("build", sorted(p.id for p in probs), d.get("seed", 0), d.get("p_tool", 0.7)))
+    folder = Path(cfg["runs_dir"]) / ("build-" + cache_key("build", sorted(p.id for p in probs), d.get("seed", 0), d.get("p_tool", 0.7),
+                                                          code_digest_of("guilab.pagebench.build")))
     build(probs, folder, seed=int(d.get("seed", 0)), p_tool=float(d.get("p_tool", 0.7)), screenshots=False,
           workers=int(d.get("workers", 1)), progress=progress)
     return folder, {p.id: p for p in probs}
@@ -119,7 +129,7 @@ def copy_warmup_key(base,              # the base model folder the warm-up start
                     seed: int,         # the training seed
                    ) -> str:
     "The copy warm-up's cache key (its folder: `<runs_dir>/copywarm-<key>`); the settings hashed with every default."
-    return cache_key("copy_warmup", str(base), settings.to_dict(), data_key, seed)
+    return cache_key("copy_warmup", str(base), settings.to_dict(), data_key, seed, code_digest_of("guilab.train.copy_warmup"))
 
 # %% ../../../nbs/train/05_pipeline.ipynb #e2db930e
 def stage_keys(cfg: dict,        # the seeded `train` section (`seeded_config`)
@@ -132,9 +142,10 @@ def stage_keys(cfg: dict,        # the seeded `train` section (`seeded_config`)
     the rollouts and rejection sampling depend on) and each variant's, from the params as written (see above). Raises
     `KeyError` for a variant that is not in `train.grpo.variants`."""
     g = {k: x for k, x in cfg["grpo"].items() if k != "variants"}
-    k_sft = cache_key("sft", str(base), model_key(cfg.get("model")), cfg["sft"], data_key, seed)
-    return {"sft": k_sft, "prompts": cache_key("prompts", k_sft, g, seed),
-            "grpo": {v: cache_key("grpo", k_sft, g, cfg["grpo"]["variants"][v], seed) for v in variants}}
+    k_sft = cache_key("sft", str(base), model_key(cfg.get("model")), cfg["sft"], data_key, seed, code_digest_of("guilab.train.sft"))
+    grpo_code = code_digest_of("guilab.train.grpo")
+    return {"sft": k_sft, "prompts": cache_key("prompts", k_sft, g, seed, grpo_code),
+            "grpo": {v: cache_key("grpo", k_sft, g, cfg["grpo"]["variants"][v], seed, grpo_code) for v in variants}}
 
 # %% ../../../nbs/train/05_pipeline.ipynb #aca3bb58
 def train_pipeline(P: dict,                       # loaded params (guilab.core.load_params) with a `train` section
@@ -236,7 +247,7 @@ def evaluate_stages(P: dict,                 # loaded params (`train.eval`, `tra
     ev = P["train"]["eval"]; runs = Path(P["train"]["runs_dir"])
     probs = [p for src in ev["problems"] for p in load_problems(src)]
     if ev.get("limit"): probs = probs[: int(ev["limit"])]
-    folder = runs / ("eval-build-" + cache_key("eval-build", sorted(p.id for p in probs)))
+    folder = runs / ("eval-build-" + cache_key("eval-build", sorted(p.id for p in probs), code_digest_of("guilab.pagebench.build")))
     build(probs, folder, screenshots=False, progress=progress)
     prefix = P["train"].get("label_prefix", "tiny")
     stages = [s for s in (stages or res["checkpoints"]) if s in res["checkpoints"]]
@@ -375,7 +386,8 @@ def same_seed_check(P: dict,                 # loaded params (`train` section: m
         ex = step_examples(trajs, probs, model_image_size(proc, (W, H)), loc_bins, split="train", anchors=read_grammar(base).anchors,
                            limit=steps * bs + replies, seed=seed, progress=progress)
         train_ex, held = ex[:steps * bs], ex[steps * bs:]
-        key = cache_key("same-seed", str(base), model_key(cfg.get("model")), sc, file_digest(folder / "trajectories.jsonl"), seed, steps, replies)
+        key = cache_key("same-seed", str(base), model_key(cfg.get("model")), sc, file_digest(folder / "trajectories.jsonl"), seed, steps, replies,
+                        code_digest_of("guilab.train.sft"))
         t0 = time.time(); dirs = []
         for tag in "ab":
             d = runs / f"same-seed-{tag}-{key}"

@@ -5,25 +5,22 @@ SFT, GRPO; each stage in its own folder, keyed by its settings, the stage before
 
 # %% ../../../nbs/train/04d_zoom_run.ipynb #6348f58b
 from __future__ import annotations
-import hashlib, importlib, json, shutil, time
+import json, shutil, time
 from pathlib import Path
 
-from ..core import atomic_dir, cache_key, write_jsonl, read_jsonl
+from ..core import atomic_dir, cache_key, write_jsonl, read_jsonl, imports_digest
 
 # %% auto #0
-__all__ = ['STAGE_MODULES', 'ZOOM_OCR_DEFAULTS', 'modules_digest', 'zoom_ocr_settings', 'zoom_ocr_run']
+__all__ = ['STAGE_ROOTS', 'ZOOM_OCR_DEFAULTS', 'modules_digest', 'zoom_ocr_settings', 'zoom_ocr_run']
 
 # %% ../../../nbs/train/04d_zoom_run.ipynb #cf38d798
-STAGE_MODULES = ("guilab.train.zoom_ocr", "guilab.train.zoom_sft", "guilab.train.rewards", "guilab.grounding.zoom",
-                 "guilab.grounding.ocr", "guilab.grounding.sources", "guilab.agents.tiny", "guilab.regions", "guilab.train.zoom_run")   # code a stage's key covers
+STAGE_ROOTS = ("guilab.train.zoom_run",)   # the recipe's entry module: a stage's key covers it and every guilab module it imports
 
-def modules_digest(names=STAGE_MODULES) -> str:
-    "16 hex digits of sha256 over the source files of the modules `names` (imported to find them)."
-    h = hashlib.sha256()
-    for n in names:
-        f = Path(importlib.import_module(n).__file__)
-        h.update(n.encode()); h.update(b"\0"); h.update(f.read_bytes()); h.update(b"\0")
-    return h.hexdigest()[:16]
+def modules_digest(roots=STAGE_ROOTS) -> str:
+    """The code part of a stage's key: `guilab.core.imports_digest` of `roots` and the guilab modules they import,
+    followed transitively (registry entry points not followed: the recipe names its own agents), with the package
+    data they read. 16 hex digits."""
+    return imports_digest(list(roots), entry_points=False)
 
 # %% ../../../nbs/train/04d_zoom_run.ipynb #9ad6b459
 ZOOM_OCR_DEFAULTS = {
