@@ -113,16 +113,17 @@ def test_trl_defaults_for_this_cpu_are_unchanged():
         seed=0, dataloader_num_workers=0, lr_scheduler_type="constant", warmup_steps=0, log_completions=False)
 
 
-# computed with the code of commit c4f1148 (before guilab.train.settings), base "runs/x/base-0000000000000000",
-# data digest "d" * 16: the keys hash the params mappings, so a change here means every checkpoint of these params
-# retrains. If params/default.yaml or params/full.yaml's train section changed on purpose, recompute them.
-# default recomputed for issue 36 (copy warm-up caps 600 + 300 and project_share 0.25: every default checkpoint retrains).
-KEYS = {("default", 0): ("copywarm-eb65f13c4cd52df9", {"sft": "f8784d247ad06d27", "prompts": "0c3f08dcbefa8f1a",
-                         "full": "ea57005fd064bcb0", "no_param": "45c77672b1147683", "no_type": "b87a894be2cf6591"}),
-        ("default", 1): ("copywarm-b53fc868532353d2", {"sft": "356a80837e93a4c7", "prompts": "2d4d326e1d9e8092",
-                         "full": "a1cfbb634f2c0ce0", "no_param": "9f9557a3e04a403b", "no_type": "3b2d198193ed9e4c"}),
-        ("full", 0): ("base-0000000000000000", {"sft": "fc2d0e56afd634f2", "prompts": "c99e76723b812aa1",
-                      "full": "11f73b3c89f01e11", "no_param": "a1558ff9cabfdaaa", "no_type": "7ba52d5a1582d8cf"})}
+# base "runs/x/base-0000000000000000", data digest "d" * 16, code parts fixed (CODE, copy warm-up "w" * 16): the keys
+# hash the params mappings as written, so a change here means every checkpoint of these params retrains. If
+# params/default.yaml or params/full.yaml's train section changed on purpose, recompute them.
+# Recomputed for issue 39 (the keys gained the training code's digest, `guilab.train.pipeline.code_digest_of`).
+CODE = {"sft": "s" * 16, "grpo": "g" * 16}
+KEYS = {("default", 0): ("copywarm-376dc78f144cc03e", {"sft": "8f15c1f6fddcc59d", "prompts": "1c6549bc90a9f2f6",
+                         "full": "c80fbe6f258f40a4", "no_param": "7ba96467c94e8355", "no_type": "395f78c94efc566a"}),
+        ("default", 1): ("copywarm-d429be5794ef14cf", {"sft": "a14026fb20a2e3ef", "prompts": "449db7115aa9e1ab",
+                         "full": "7a7ab4d03f084135", "no_param": "574069e380313bc6", "no_type": "c07ab67c2c52a81e"}),
+        ("full", 0): ("base-0000000000000000", {"sft": "9822ad66e0da484d", "prompts": "cc3dfd2a385a7228",
+                      "full": "bcddc0ede96fce62", "no_param": "786f34dbecb8f7b7", "no_type": "b90c1eff5e98657c"})}
 
 
 @pytest.mark.parametrize("name,seed", list(KEYS))
@@ -135,6 +136,8 @@ def test_cache_keys_of_the_params_are_unchanged(name, seed):
     cfg = seeded_config(P["train"], seed - int(P.get("seed", 0)), seed)
     base = B
     if cfg.get("copy_warmup") is not None:
-        base = str(Path(cfg["runs_dir"]) / f"copywarm-{copy_warmup_key(B, copy_warmup_settings(cfg['copy_warmup']), D, seed)}")
-    k = stage_keys(cfg, base, D, seed, list(GRPOSettings.from_params(cfg["grpo"]).variants))
+        base = str(Path(cfg["runs_dir"]) / f"copywarm-{copy_warmup_key(B, copy_warmup_settings(cfg['copy_warmup']), D, seed, code='w' * 16)}")
+    k = stage_keys(cfg, base, D, seed, list(GRPOSettings.from_params(cfg["grpo"]).variants), code=CODE)
     assert (Path(base).name, {"sft": k["sft"], "prompts": k["prompts"], **k["grpo"]}) == KEYS[name, seed]
+    k2 = stage_keys(cfg, base, D, seed, [], code={**CODE, "sft": "t" * 16})   # the training code is part of every key after it
+    assert k2["sft"] != k["sft"] and k2["prompts"] != k["prompts"]

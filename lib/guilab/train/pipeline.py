@@ -127,9 +127,10 @@ def copy_warmup_key(base,              # the base model folder the warm-up start
                     settings,          # its `CopyWarmupSettings` (`copy_warmup_settings`)
                     data_key: str,     # digest of the training build's trajectories.jsonl
                     seed: int,         # the training seed
+                    code: str | None = None,  # the code part (default: `code_digest_of("guilab.train.copy_warmup")`)
                    ) -> str:
-    "The copy warm-up's cache key (its folder: `<runs_dir>/copywarm-<key>`); the settings hashed with every default."
-    return cache_key("copy_warmup", str(base), settings.to_dict(), data_key, seed, code_digest_of("guilab.train.copy_warmup"))
+    "The copy warm-up's cache key (its folder: `<runs_dir>/copywarm-<key>`); the settings hashed with every default, and the code that trains it."
+    return cache_key("copy_warmup", str(base), settings.to_dict(), data_key, seed, code or code_digest_of("guilab.train.copy_warmup"))
 
 # %% ../../../nbs/train/05_pipeline.ipynb #e2db930e
 def stage_keys(cfg: dict,        # the seeded `train` section (`seeded_config`)
@@ -137,13 +138,15 @@ def stage_keys(cfg: dict,        # the seeded `train` section (`seeded_config`)
                data_key: str,    # digest of the training build's trajectories.jsonl
                seed: int,        # the training seed
                variants=(),      # GRPO variants to key (names in `train.grpo.variants`)
+               code: dict | None = None,   # {"sft", "grpo"}: the code parts (default: `code_digest_of` of guilab.train.sft / .grpo)
               ) -> dict:
     """`{'sft': key, 'prompts': key, 'grpo': {variant: key}}`: the SFT checkpoint's key, the GRPO prompt set's (what
     the rollouts and rejection sampling depend on) and each variant's, from the params as written (see above). Raises
     `KeyError` for a variant that is not in `train.grpo.variants`."""
     g = {k: x for k, x in cfg["grpo"].items() if k != "variants"}
-    k_sft = cache_key("sft", str(base), model_key(cfg.get("model")), cfg["sft"], data_key, seed, code_digest_of("guilab.train.sft"))
-    grpo_code = code_digest_of("guilab.train.grpo")
+    code = code or {"sft": code_digest_of("guilab.train.sft"), "grpo": code_digest_of("guilab.train.grpo")}
+    k_sft = cache_key("sft", str(base), model_key(cfg.get("model")), cfg["sft"], data_key, seed, code["sft"])
+    grpo_code = code["grpo"]
     return {"sft": k_sft, "prompts": cache_key("prompts", k_sft, g, seed, grpo_code),
             "grpo": {v: cache_key("grpo", k_sft, g, cfg["grpo"]["variants"][v], seed, grpo_code) for v in variants}}
 
