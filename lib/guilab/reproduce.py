@@ -723,7 +723,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         eta = eta_text(prev, todo, params.name)
         per = "; ".join(f"{ln}: {len(v)} stages, {eta_text(prev, v, params.name)}" for ln, v in by_lane.items())
         lane_eta = [_eta(prev, v, params.name) for v in by_lane.values()]
-        if None not in lane_eta: per += f"; wall ≈ {_fmt_s(max(lane_eta))}"   # the longer lane, when every stage was timed
+        if lane_eta and None not in lane_eta: per += f"; wall ≈ {_fmt_s(max(lane_eta))}"   # the longer lane, when every stage was timed
         tqdm.write(f"reproduce: {len(todo)} of {len(nbs)} notebooks to run, {len(nbs) - len(todo)} reused; "
                    f"estimate from the last manifest: {eta}" + (f" in one lane" if not split else f" of work in two lanes ({per})"))
     results, entries = {}, dict(prev)
