@@ -142,6 +142,8 @@ def test_a_module_edit_reruns_only_the_stages_that_loaded_it(tmp_path):
     assert "guilab.pagebench.suite" not in man["uses"]["modules"] and man["uses"]["key_parts"]["code"].startswith("loaded:")
     ex = nbformat.read(str(out / "notebooks" / "uses.ipynb"), as_version=4)
     assert not [c for c in ex.cells if LOADED_TAG in c.get("metadata", {}).get("tags", [])] and len(ex.cells) == 3
+    assert ex.metadata["papermill"]["input_path"] == str(folder / "uses.ipynb")   # the source's path, not a copy of it
+    assert LOADED_TAG not in (out / "notebooks" / "uses.ipynb").read_text()
     f = pk / "guilab" / "regions.py"; f.write_text(f.read_text() + "\n# an edit\n")
     r = run(); assert r.returncode == 0, r.stderr[-2000:]
     man = json.loads((out / "manifest.json").read_text())["notebooks"]
@@ -166,6 +168,12 @@ def test_lanes_run_side_by_side_and_one_lane_in_turn(tmp_path):
     assert man["c1"]["ended"] <= man["c2"]["started"] or man["c2"]["ended"] <= man["c1"]["started"]  # one lane: in turn
     assert "[browser]" in r.stdout + r.stderr and "lanes: cpu" in r.stdout + r.stderr and (out / "index.html").is_file()
     assert all((out / f"{n}.md").read_text() == n for n in ("c1", "c2", "b1"))
+    (out / "c1.md").write_text("tampered"); (out / "b1.md").write_text("tampered")   # both lanes have a stage to redo
+    r = run(); assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    man = json.loads((out / "manifest.json").read_text())["notebooks"]
+    assert not man["c1"]["reused"] and not man["b1"]["reused"] and man["c2"]["reused"], {n: man[n]["why"] for n in man}
+    assert man["b1"]["why"].startswith("an output is missing or changed"), man["b1"]["why"]   # the lane runs what the parent chose
+    assert (out / "c1.md").read_text() == "c1" and (out / "b1.md").read_text() == "b1" and man["b1"]["run"] == man["c1"]["run"]
     r = run("--one-lane", "--force"); assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
     man = json.loads((out / "manifest.json").read_text())["notebooks"]
     spans = sorted((man[n]["started"], man[n]["ended"]) for n in ("b1", "c1", "c2"))

@@ -664,11 +664,18 @@ def data_entries(modules: Iterable[str]) -> list[Path]:
 
 def imports_digest(roots: Iterable[str],     # guilab module names (their imports are followed)
                    entry_points: bool = True,  # follow registry entry points (`import_closure`)
+                   load: bool = False,         # also import every module of the closure (see below)
                   ) -> str:
     """16 hex digits of sha256 over the source of `import_closure(roots, entry_points)` and the package data they read
-    (`data_entries`): changes when any module a stage runs changes, and only then."""
+    (`data_entries`): changes when any module a stage runs changes, and only then. A cache keyed by it passes
+    `load=True`: the modules its key covers are then imported even when the cache is hit, so a reproduction stage
+    that reads the cache records them among the modules it loaded (`guilab.reproduce.stage_key_parts`) and reruns
+    when they change, although the hit ran none of their code."""
     root = _guilab_root(); h = hashlib.sha256()
     mods = import_closure(roots, entry_points)
+    if load:
+        import importlib
+        for m in mods: importlib.import_module(m)
     files = [module_file(m) for m in mods]
     for e in data_entries(mods): files += sorted(p for p in ([e] if e.is_file() else e.rglob("*")) if p.is_file() and "__pycache__" not in p.parts)
     for f in files:
@@ -971,7 +978,8 @@ def _hash_files(paths: Iterable, root: Path | None) -> dict:
         p = Path(p)
         if not p.is_file(): continue
         name = str(p.resolve().relative_to(root.resolve())) if root and p.resolve().is_relative_to(root.resolve()) else str(p)
-        out[name] = sha256_file(p)
+        try: out[name] = sha256_file(p)
+        except FileNotFoundError: continue   # renamed away meanwhile (another process's temporary file)
     return dict(sorted(out.items()))
 
 _SECRET_WORDS = re.compile(r"api_?key|secret|passw(or)?d|credential|authorization")

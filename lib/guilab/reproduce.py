@@ -72,7 +72,14 @@ def _ipc_kernel_manager():
     return IPCKernelManager
 
 def _files_under(folder: Path) -> dict[str, float]:
-    return {str(p): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()} if folder.exists() else {}
+    "`{path: mtime_ns}` of the files under `folder`, hidden ones (temporaries, the manifest's lock) left out; a file renamed away meanwhile is skipped."
+    out = {}
+    for p in (folder.rglob("*") if folder.exists() else ()):
+        if p.name.startswith("."): continue
+        try:
+            if p.is_file(): out[str(p)] = p.stat().st_mtime_ns
+        except FileNotFoundError: continue
+    return out
 
 LOADED_TAG = "guilab-loaded-modules"   # the cell `run_notebook` appends (and removes from the executed copy)
 
@@ -87,15 +94,16 @@ def _with_loaded_cell(nb_path: Path, dest: Path):
     nb.cells.append(c)
     return nb
 
-def _drop_loaded_cell(executed: Path) -> None:
-    "Remove the `LOADED_TAG` cell from an executed notebook (atomically), so the copy a reader opens is the notebook's own."
+def _drop_loaded_cell(executed: Path, source: Path) -> None:
+    """Remove the `LOADED_TAG` cell from an executed notebook and name its `source` in papermill's metadata
+    (`input_path`; given a notebook object, papermill stores the whole object there), atomically: the copy a reader
+    opens is the notebook's own."""
     import nbformat
     if not executed.is_file(): return
     nb = nbformat.read(str(executed), as_version=4)
-    keep = [c for c in nb.cells if LOADED_TAG not in c.get("metadata", {}).get("tags", [])]
-    if len(keep) != len(nb.cells):
-        nb.cells = keep
-        atomic_write(executed, nbformat.writes(nb))
+    nb.cells = [c for c in nb.cells if LOADED_TAG not in c.get("metadata", {}).get("tags", [])]
+    if "papermill" in nb.metadata: nb.metadata["papermill"]["input_path"] = str(source)
+    atomic_write(executed, nbformat.writes(nb))
 
 # %% ../../nbs/02_reproduce.ipynb #c5029d5d
 def run_notebook(nb: Path,                 # the notebook to run
@@ -128,12 +136,14 @@ def run_notebook(nb: Path,                 # the notebook to run
         status, error = "failed", f"{e.ename}: {e.evalue}"
     except Exception as e:   # kernel death, missing kernel, bad notebook: recorded, the run goes on
         status, error = "failed", f"{type(e).__name__}: {e}"
-    _drop_loaded_cell(executed)
+    _drop_loaded_cell(executed, nb)
     try: modules = json.loads(loaded_f.read_text()) if status == "ok" and loaded_f.is_file() else None
     except (OSError, ValueError): modules = None
     loaded_f.unlink(missing_ok=True)
     after = _files_under(out_dir)
-    outputs = sorted(p for p, m in after.items() if before.get(p) != m and Path(p) != executed and not p.endswith("manifest.json"))
+    other_runs = executed.parent   # executed copies of other notebooks (another lane's) are theirs, not this stage's outputs
+    outputs = sorted(p for p, m in after.items() if before.get(p) != m and Path(p) != executed and not p.endswith("manifest.json")
+                     and not (Path(p).parent == other_runs and Path(p).suffix == ".ipynb"))
     return {"status": status, "seconds": round(time.time() - t0, 1), "executed": str(executed), "outputs": outputs, "error": error,
             "modules": modules}
 
@@ -498,8 +508,9 @@ def main_job_rows(manifest: str | os.PathLike = "figures/manifest.json",   # a `
     f = Path(manifest)
     if not f.is_file(): return []
     nbs = json.loads(f.read_text()).get("notebooks", {})
-    rows = [{"group": "main job", "name": f"{n} [{e.get('lane', 'cpu')}] ({Path(e.get('params_file', '')).name or '?'})",
-             "value": float(e.get("seconds") or math.nan), "unit": "s (stage, last run)", "goal": "", "error": "" if e.get("status") == "ok" else f"status {e.get('status')}"}
+    rows = [{"group": "main job", "name": f"{n} [{e.get('lane', 'cpu')}] ({Path(e.get('params_file', '')).name or '?'})"
+                                          + ("" if e.get("status") == "ok" else f" — {e.get('status')}"),
+             "value": float(e.get("seconds") or math.nan), "unit": "s (stage, last run)", "goal": "", "error": ""}
             for n, e in sorted(nbs.items())]
     timed = [n for n, e in nbs.items() if e.get("started") is not None and e.get("run") and not e.get("reused")]
     if timed:   # the latest run: the run id of the stage that ended last
@@ -654,7 +665,8 @@ def eta_text(entries: dict,      # the previous manifest's "notebooks"
 
 def _run_lanes(by_lane: dict,        # lane -> stage names to run in it
                args: list[str],      # the `guilab reproduce` arguments every lane shares
-               progress: bool) -> dict:
+               progress: bool,
+               env: dict) -> dict:   # extra environment of the lanes (the run id, the parent's reasons to run)
     """Run each lane as a child `guilab reproduce --lane L --only <its stages>` side by side, their lines prefixed with
     the lane; returns `{lane: exit code}`."""
     import subprocess, threading
@@ -664,7 +676,7 @@ def _run_lanes(by_lane: dict,        # lane -> stage names to run in it
         cmd = [sys.executable, "-c", "import sys; from guilab.cli import main; sys.exit(main())", "reproduce", *args,
                "--lane", lane, "--only", *names, *([] if progress else ["--quiet"])]
         procs[lane] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
-                                       env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                       encoding="utf-8", errors="replace", env={**os.environ, "PYTHONUNBUFFERED": "1", **env})
         def pump(lane=lane, pr=procs[lane]):
             for line in pr.stdout:
                 line = line.rstrip("\n").split("\r")[-1]   # a progress bar's last state only
@@ -714,7 +726,8 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     loaded = {n: (prev.get(n) or {}).get("modules") for n in nbs}   # what each stage's last run loaded (None: not known)
     parts = {n: stage_key_parts(nb, p, reported, claims_f, loaded[n]) for n, nb in nbs.items()}
     keys = {n: cache_key("repro-stage", nb.name, parts[n]) for n, nb in nbs.items()}
-    why = {n: "--force" if force else why_run(prev.get(n), keys[n], parts[n], hashes, root) for n in nbs}
+    given = json.loads(os.environ.get("GUILAB_REPRODUCE_WHY") or "{}") if lane else {}   # a lane runs what its parent chose
+    why = {n: given.get(n) or ("--force" if force else why_run(prev.get(n), keys[n], parts[n], hashes, root)) for n in nbs}
     todo = [n for n in nbs if why[n]]
     by_lane = {ln: [n for n in todo if lane_of[n] == ln] for ln in LANES}
     by_lane = {ln: v for ln, v in by_lane.items() if v}
@@ -727,8 +740,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         tqdm.write(f"reproduce: {len(todo)} of {len(nbs)} notebooks to run, {len(nbs) - len(todo)} reused; "
                    f"estimate from the last manifest: {eta}" + (f" in one lane" if not split else f" of work in two lanes ({per})"))
     results, entries = {}, dict(prev)
-    run_id = os.environ.get("GUILAB_REPRODUCE_RUN") or f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"   # a lane shares its parent's
-    os.environ["GUILAB_REPRODUCE_RUN"] = run_id
+    run_id = (os.environ.get("GUILAB_REPRODUCE_RUN") if lane else None) or f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"   # a lane shares its parent's
     commit = git_commit(root, ignore=[out])   # each stage records the code it ran with (its own outputs do not make it
                                               # dirty): a manifest may mix stages of several runs
 
@@ -737,7 +749,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         with _manifest_lock(out):
             now = (json.loads(mpath.read_text()).get("notebooks", {}) if mpath.exists() else {})
             merged = {**now, **{k: v for k, v in entries.items() if k in nbs or k not in now}}
-            outputs = [q for q in out.rglob("*") if q.is_file() and q != mpath and q.name != ".manifest.lock"]
+            outputs = [q for q in out.rglob("*") if not q.name.startswith(".") and q.is_file() and q != mpath]   # no temporaries, no lock
             man = make_manifest(p, inputs=[*p["_files"], *reported, *nbs.values()], outputs=outputs,
                                 seeds={"seed": p.get("seed")}, root=root, command=" ".join(sys.argv),
                                 params_file=str(params), overrides=list(overrides), notebooks=merged, git=commit)
@@ -752,15 +764,15 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         args = ["--params", str(params), "--out", str(out), *(["--set", *overrides] if overrides else []),
                 *(["--notebooks", str(notebooks)] if notebooks else []), *(["--force"] if force else []),
                 *(["--claims", str(claims_f)] if claims else [])]
-        t_split = time.time()
-        codes = _run_lanes(by_lane, args, progress)
+        codes = _run_lanes(by_lane, args, progress, {"GUILAB_REPRODUCE_RUN": run_id, "GUILAB_REPRODUCE_WHY": json.dumps(why)})
         now = json.loads(mpath.read_text()).get("notebooks", {}) if mpath.exists() else {}
         for n in todo:   # each lane's entries as it wrote them; a lane that died leaves its unrun stages failed
             e = now.get(n)
-            if e and not e.get("reused") and (e.get("started") or 0) >= t_split:   # written by its lane in this run
+            if e and not e.get("reused") and e.get("run") == run_id:   # written by its lane in this run
                 results[n] = entries[n] = e
             else:
                 results[n] = entries[n] = {**(prev.get(n) or {}), "status": "failed", "reused": False, "lane": lane_of[n],
+                                           "started": None, "ended": None, "run": run_id,
                                            "error": f"the {lane_of[n]} lane ended (exit {codes.get(lane_of[n])}) before this stage ran",
                                            "executed": "", "seconds": 0.0}
     else:
@@ -783,7 +795,6 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
             save()   # after every stage: a killed run keeps what it finished
     save()
     summary = lane_summary(entries, todo)
-    if lane is None: os.environ.pop("GUILAB_REPRODUCE_RUN", None)
     if lane is None and todo and summary["busy_s"]:
         plot_lanes(entries, todo, out/"reproduce_lanes")
         tqdm.write("lanes: " + "; ".join(f"{ln} {summary[ln]['busy_s'] / 60:.1f} min busy ({len(summary[ln]['stages'])} stages)" for ln in LANES if ln in summary)

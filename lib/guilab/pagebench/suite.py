@@ -117,7 +117,7 @@ def records_key(data: Path, split: str, spec: dict, mode: str) -> str:
     Raises `guilab.agents.base.RegistryError` for an unknown agent."""
     from guilab.agents.base import resolve
     agent_module = resolve(spec["agent"], "pagebench").entry_point.split(":")[0]
-    code = imports_digest(["guilab.pagebench.suite", agent_module], entry_points=False)
+    code = imports_digest(["guilab.pagebench.suite", agent_module], entry_points=False, load=True)   # loaded: a stage that hits the cache records them
     return cache_key("page-eval-records", file_digest(data / "trajectories.jsonl"), split, spec, mode, code)
 
 def batched_agent_factory(spec: dict,   # {'agent': 'pager', 'options': {'policy': model folder, ...}, 'threads': n, 'max_new_tokens': m, 'max_batch', 'batch_wait_s'}

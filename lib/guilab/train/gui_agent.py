@@ -334,7 +334,7 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     last = STAGES.index(stop_after) if stop_after else len(STAGES) - 1
     excl = sorted({t["goal"] for t in test_tasks})
     graph = cache_key("utg", nx.node_link_data(G, edges="edges"))
-    code = imports_digest(["guilab.train.gui_agent"], entry_points=False)   # its imports, not every registered agent
+    code = imports_digest(["guilab.train.gui_agent"], entry_points=False, load=True)   # its imports, not every registered agent
     keys, prev = {}, cache_key("gui-inputs", graph, excl, code, *([walks] if walks is not None else []))
     for name in STAGES:
         sk = S["grpo"] if name.startswith("grpo") else S[name]

@@ -27,7 +27,7 @@ def code_digest_of(module: str,   # the guilab module a cached artefact is made 
     """The code part of a training cache's key (issue 39): `guilab.core.imports_digest` of `module` and what it imports,
     registry entry points not followed — a change to that code retrains the artefact, a change elsewhere (a report,
     another system's agent) keeps it."""
-    return imports_digest([module], entry_points=False)
+    return imports_digest([module], entry_points=False, load=True)
 
 # %% ../../../nbs/train/05_pipeline.ipynb #e0ba7b19
 def model_key(m: dict | None) -> dict:

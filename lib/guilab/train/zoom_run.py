@@ -20,7 +20,7 @@ def modules_digest(roots=STAGE_ROOTS) -> str:
     """The code part of a stage's key: `guilab.core.imports_digest` of `roots` and the guilab modules they import,
     followed transitively (registry entry points not followed: the recipe names its own agents), with the package
     data they read. 16 hex digits."""
-    return imports_digest(list(roots), entry_points=False)
+    return imports_digest(list(roots), entry_points=False, load=True)
 
 # %% ../../../nbs/train/04d_zoom_run.ipynb #9ad6b459
 ZOOM_OCR_DEFAULTS = {
