@@ -21,11 +21,11 @@ __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTI
            'write_json_schemas', 'current_umask', 'atomic_write', 'atomic_dir', 'dumps', 'write_jsonl', 'JsonlError',
            'read_jsonl', 'JsonlWriter', 'parse_shard', 'shard_tag', 'take_shard', 'interleave_shards', 'find_shards',
            'derive_seed', 'rng', 'seed_everything', 'bootstrap_interval', 'code_digest', 'cache_key', 'file_digest',
-           'module_file', 'guilab_imports', 'import_closure', 'data_entries', 'imports_digest', 'project_root',
-           'chdir_project_root', 'yaml_load', 'ParamsError', 'deep_merge', 'set_dotted', 'closest',
-           'check_override_key', 'parse_override', 'param_types', 'check_param_value', 'apply_overrides', 'load_params',
-           'sha256_file', 'package_versions', 'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest',
-           'command_group', 'cli_number', 'free_port']
+           'module_file', 'guilab_imports', 'import_closure', 'data_entries', 'imports_digest', 'code_files',
+           'files_digest', 'code_digest_of', 'project_root', 'chdir_project_root', 'yaml_load', 'ParamsError',
+           'deep_merge', 'set_dotted', 'closest', 'check_override_key', 'parse_override', 'param_types',
+           'check_param_value', 'apply_overrides', 'load_params', 'sha256_file', 'package_versions', 'git_commit',
+           'is_secret', 'redact', 'make_manifest', 'write_manifest', 'command_group', 'cli_number', 'free_port']
 
 # %% ../../nbs/00_core.ipynb #e2f9fb50
 class RecordError(ValueError):
@@ -671,16 +671,30 @@ def imports_digest(roots: Iterable[str],     # guilab module names (their import
     `load=True`: the modules its key covers are then imported even when the cache is hit, so a reproduction stage
     that reads the cache records them among the modules it loaded (`guilab.reproduce.stage_key_parts`) and reruns
     when they change, although the hit ran none of their code."""
-    root = _guilab_root(); h = hashlib.sha256()
     mods = import_closure(roots, entry_points)
     if load:
         import importlib
         for m in mods: importlib.import_module(m)
-    files = [module_file(m) for m in mods]
-    for e in data_entries(mods): files += sorted(p for p in ([e] if e.is_file() else e.rglob("*")) if p.is_file() and "__pycache__" not in p.parts)
+    return files_digest(code_files(mods))
+
+def code_files(modules: Iterable[str]) -> list[Path]:
+    "The source files of the guilab `modules`, then the files of the package data they read (`data_entries`)."
+    files = [module_file(m) for m in modules]
+    for e in data_entries(modules): files += sorted(p for p in ([e] if e.is_file() else e.rglob("*")) if p.is_file() and "__pycache__" not in p.parts)
+    return files
+
+def files_digest(files: Iterable[Path]) -> str:
+    "16 hex digits of sha256 over each file's path (relative to the guilab package) and bytes, in order."
+    root = _guilab_root(); h = hashlib.sha256()
     for f in files:
         h.update(str(f.relative_to(root)).encode()); h.update(b"\0"); h.update(f.read_bytes()); h.update(b"\0")
     return h.hexdigest()[:16]
+
+def code_digest_of(*modules: str) -> str:
+    """The code part of a cache's key (issue 39): `imports_digest` of `modules` and what they import, registry entry
+    points not followed (the cache names the agent module it runs among `modules`), the modules loaded — a change to
+    that code rebuilds the artefact, a change elsewhere (a report, another system's agent) keeps it."""
+    return imports_digest(list(modules), entry_points=False, load=True)
 
 # %% ../../nbs/00_core.ipynb #9e35c868
 def _is_guilab_root(d: Path) -> bool:

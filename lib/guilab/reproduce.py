@@ -4,11 +4,11 @@
 
 # %% ../../nbs/02_reproduce.ipynb #cbd57012
 from __future__ import annotations
-import contextlib, hashlib, json, math, os, re, sys, time, traceback
+import contextlib, json, math, os, re, sys, time, traceback
 from pathlib import Path
 
 from .core import (atomic_write, cache_key, code_digest, file_digest, git_commit, guilab_imports, load_params, make_manifest,
-                         imports_digest, project_root, sha256_file, write_manifest, module_file, data_entries)
+                         imports_digest, project_root, sha256_file, write_manifest, module_file, code_files, files_digest)
 
 # %% auto #0
 __all__ = ['LOADED_TAG', 'STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'LANES', 'repro_notebooks',
@@ -576,16 +576,7 @@ def module_digests(modules: list[str],   # guilab module names
     """`{module: 16 hex digits}` over each module's source and the package data it reads (`guilab.core.data_entries`);
     "missing" for a module that no longer exists. What a stage's `code` part is made of when the modules its last run
     loaded are known, and how `why_run` names the ones that changed."""
-    root = Path(sys.modules["guilab"].__file__).resolve().parent; out = {}
-    for m in sorted(set(modules)):
-        f = module_file(m)
-        if not f: out[m] = "missing"; continue
-        h = hashlib.sha256(f.read_bytes())
-        for e in data_entries([m]):
-            for q in sorted(q for q in ([e] if e.is_file() else e.rglob("*")) if q.is_file() and "__pycache__" not in q.parts):
-                h.update(str(q.relative_to(root)).encode()); h.update(b"\0"); h.update(q.read_bytes()); h.update(b"\0")
-        out[m] = h.hexdigest()[:16]
-    return out
+    return {m: files_digest(code_files([m])) if module_file(m) else "missing" for m in sorted(set(modules))}
 
 def stage_key_parts(nb: Path,                    # the reproduction notebook
                     p: dict,                     # the loaded params (after overrides)
@@ -615,7 +606,9 @@ def stage_key_parts(nb: Path,                    # the reproduction notebook
 
 def stage_key(nb: Path, p: dict, reported: list[Path] = (), claims: Path | None = None, modules: list[str] | None = None) -> str:
     "The stage's key: a `cache_key` of `stage_key_parts` (same arguments)."
-    return cache_key("repro-stage", Path(nb).name, stage_key_parts(nb, p, reported, claims, modules))
+    return _stage_key_of(nb, stage_key_parts(nb, p, reported, claims, modules))
+
+def _stage_key_of(nb: Path, parts: dict) -> str: return cache_key("repro-stage", Path(nb).name, parts)
 
 def why_run(entry: dict | None,      # the notebook's entry in the previous manifest
             key: str,                # its `stage_key` now
@@ -725,7 +718,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     claims_f = Path(claims) if claims else root/"params"/"claims.yaml"
     loaded = {n: (prev.get(n) or {}).get("modules") for n in nbs}   # what each stage's last run loaded (None: not known)
     parts = {n: stage_key_parts(nb, p, reported, claims_f, loaded[n]) for n, nb in nbs.items()}
-    keys = {n: cache_key("repro-stage", nb.name, parts[n]) for n, nb in nbs.items()}
+    keys = {n: _stage_key_of(nb, parts[n]) for n, nb in nbs.items()}
     given = json.loads(os.environ.get("GUILAB_REPRODUCE_WHY") or "{}") if lane else {}   # a lane runs what its parent chose
     why = {n: given.get(n) or ("--force" if force else why_run(prev.get(n), keys[n], parts[n], hashes, root)) for n in nbs}
     todo = [n for n in nbs if why[n]]
@@ -786,7 +779,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
             r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
             r["outputs"] = [str(Path(q).relative_to(root)) if Path(q).is_relative_to(root) else q for q in r["outputs"]]   # a clone elsewhere reuses it
             if r.get("modules") is not None:   # the key of record: over the code this run loaded (what the next run compares against)
-                parts[name] = stage_key_parts(nb, p, reported, claims_f, r["modules"]); keys[name] = cache_key("repro-stage", nb.name, parts[name])
+                parts[name] = stage_key_parts(nb, p, reported, claims_f, r["modules"]); keys[name] = _stage_key_of(nb, parts[name])
                 r["module_digests"] = module_digests(r["modules"])
             results[name] = entries[name] = {**r, "key": keys[name], "key_parts": parts[name], "why": why[name], "params_file": str(params),
                                               "overrides": list(overrides), "reused": False, "git": commit, "lane": lane_of[name],

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core import Problem, cache_key, file_digest, imports_digest, read_jsonl, write_jsonl
+from ..core import Problem, cache_key, file_digest, code_digest_of, read_jsonl, write_jsonl
 from ..geo.canvas import GeoGUI
 from .build import gt_step
 from .compile import depths
@@ -117,7 +117,7 @@ def records_key(data: Path, split: str, spec: dict, mode: str) -> str:
     Raises `guilab.agents.base.RegistryError` for an unknown agent."""
     from guilab.agents.base import resolve
     agent_module = resolve(spec["agent"], "pagebench").entry_point.split(":")[0]
-    code = imports_digest(["guilab.pagebench.suite", agent_module], entry_points=False, load=True)   # loaded: a stage that hits the cache records them
+    code = code_digest_of("guilab.pagebench.suite", agent_module)
     return cache_key("page-eval-records", file_digest(data / "trajectories.jsonl"), split, spec, mode, code)
 
 def batched_agent_factory(spec: dict,   # {'agent': 'pager', 'options': {'policy': model folder, ...}, 'threads': n, 'max_new_tokens': m, 'max_batch', 'batch_wait_s'}
@@ -201,7 +201,7 @@ def page_eval_setup(P: dict,                # loaded params (guilab.core.load_pa
              if split == "all" or split_of(p) == split]
     if cfg.get("limit"): probs = probs[: int(cfg["limit"])]
     folder = runs / ("build_" + cache_key("page-eval-build", sorted(p.id for p in probs),   # the problems and the builder's code
-                                          imports_digest(["guilab.pagebench.build"], entry_points=False))[:12])
+                                          code_digest_of("guilab.pagebench.build"))[:12])
     build(probs, folder, screenshots=False, progress=progress)
     specs = agent_specs({**cfg, "seed": P.get("seed", 0)})
     res = run_suite(folder, specs, modes if modes is not None else cfg.get("modes", ("closed_loop", "teacher_forced")), split=split,

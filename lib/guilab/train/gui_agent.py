@@ -10,7 +10,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from ..core import rng, cache_key, atomic_dir, read_jsonl, write_jsonl, imports_digest
+from ..core import rng, cache_key, atomic_dir, read_jsonl, write_jsonl, code_digest_of
 from ..agents.som import SoMAgent, action_lines, som_messages
 from ..stability.utg import states, edge_label
 from ..stability.tasks import build_long_tasks
@@ -334,7 +334,7 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     last = STAGES.index(stop_after) if stop_after else len(STAGES) - 1
     excl = sorted({t["goal"] for t in test_tasks})
     graph = cache_key("utg", nx.node_link_data(G, edges="edges"))
-    code = imports_digest(["guilab.train.gui_agent"], entry_points=False, load=True)   # its imports, not every registered agent
+    code = code_digest_of("guilab.train.gui_agent")   # its imports, not every registered agent
     keys, prev = {}, cache_key("gui-inputs", graph, excl, code, *([walks] if walks is not None else []))
     for name in STAGES:
         sk = S["grpo"] if name.startswith("grpo") else S[name]

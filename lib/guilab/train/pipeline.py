@@ -9,25 +9,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest, bootstrap_interval, imports_digest
+from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest, bootstrap_interval, code_digest_of
 from .sft import finished, sft_dataset, train_sft, model_image_size, load_policy_model, SFTSettings
 from .settings import split_params
 from ..agents.grammar import read_grammar, GRAMMAR_FILE
 from .copy_warmup import COPY_WARMUP_FILE, warmup_pairs, copy_warmup_settings, train_copy_warmup
 
 # %% auto #0
-__all__ = ['STAGE_ROWS', 'ROW_METRICS', 'code_digest_of', 'model_key', 'base_model', 'training_build', 'warmed_base',
-           'repeatable', 'seeded_config', 'copy_warmup_key', 'stage_keys', 'train_pipeline', 'stage_label',
-           'evaluate_stages', 'curves_of', 'problem_scores', 'paired_bootstrap', 'seed_bootstrap', 'same_seed_check',
-           'NotTrained', 'reuse_trained']
-
-# %% ../../../nbs/train/05_pipeline.ipynb #7d02ea86
-def code_digest_of(module: str,   # the guilab module a cached artefact is made by, e.g. "guilab.train.sft"
-                  ) -> str:
-    """The code part of a training cache's key (issue 39): `guilab.core.imports_digest` of `module` and what it imports,
-    registry entry points not followed — a change to that code retrains the artefact, a change elsewhere (a report,
-    another system's agent) keeps it."""
-    return imports_digest([module], entry_points=False, load=True)
+__all__ = ['STAGE_ROWS', 'ROW_METRICS', 'model_key', 'base_model', 'training_build', 'warmed_base', 'repeatable', 'seeded_config',
+           'copy_warmup_key', 'stage_keys', 'train_pipeline', 'stage_label', 'evaluate_stages', 'curves_of',
+           'problem_scores', 'paired_bootstrap', 'seed_bootstrap', 'same_seed_check', 'NotTrained', 'reuse_trained']
 
 # %% ../../../nbs/train/05_pipeline.ipynb #e0ba7b19
 def model_key(m: dict | None) -> dict:

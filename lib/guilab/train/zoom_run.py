@@ -8,7 +8,7 @@ from __future__ import annotations
 import json, shutil, time
 from pathlib import Path
 
-from ..core import atomic_dir, cache_key, write_jsonl, read_jsonl, imports_digest
+from ..core import atomic_dir, cache_key, write_jsonl, read_jsonl, code_digest_of
 
 # %% auto #0
 __all__ = ['STAGE_ROOTS', 'ZOOM_OCR_DEFAULTS', 'modules_digest', 'zoom_ocr_settings', 'zoom_ocr_run']
@@ -20,7 +20,7 @@ def modules_digest(roots=STAGE_ROOTS) -> str:
     """The code part of a stage's key: `guilab.core.imports_digest` of `roots` and the guilab modules they import,
     followed transitively (registry entry points not followed: the recipe names its own agents), with the package
     data they read. 16 hex digits."""
-    return imports_digest(list(roots), entry_points=False, load=True)
+    return code_digest_of(*roots)
 
 # %% ../../../nbs/train/04d_zoom_run.ipynb #9ad6b459
 ZOOM_OCR_DEFAULTS = {
