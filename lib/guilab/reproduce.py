@@ -24,11 +24,13 @@ def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
     return {p.stem: p for p in sorted(folder.glob("*.ipynb")) if not p.name.startswith((".", "_"))}
 
 def select_notebooks(available: dict[str, Path], only: list[str] | None) -> dict[str, Path]:
-    "Keep notebooks whose name equals or starts with an `only` item; raises `ValueError` naming an item that matches none."
+    """Keep notebooks whose name equals an `only` item, or else starts with it (an exact name selects that notebook
+    alone, so a lane's `--only` list never picks a stage whose name it prefixes); raises `ValueError` naming an item
+    that matches none."""
     if not only: return dict(available)
     out = {}
     for o in only:
-        hits = [n for n in available if n == o or n.startswith(o)]
+        hits = [o] if o in available else [n for n in available if n.startswith(o)]
         if not hits: raise ValueError(f"no reproduction notebook matches {o!r}; available: {', '.join(available)}")
         out.update({n: available[n] for n in hits})
     return {n: available[n] for n in available if n in out}
