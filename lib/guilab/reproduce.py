@@ -8,14 +8,16 @@ import contextlib, json, math, os, re, sys, time, traceback
 from pathlib import Path
 
 from .core import (atomic_write, cache_key, code_digest, file_digest, git_commit, guilab_imports, load_params, make_manifest,
-                         imports_digest, project_root, sha256_file, write_manifest, module_file, code_files, files_digest)
+                         imports_digest, project_root, sha256_file, write_manifest, module_file, code_files, files_digest,
+                         import_closure)
 
 # %% auto #0
-__all__ = ['LOADED_TAG', 'STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'LANES', 'repro_notebooks',
-           'select_notebooks', 'has_parameters_cell', 'no_parameters_message', 'run_notebook', 'clean_on_save',
-           'load_gallery', 'stages_commit_text', 'split_wide_tables', 'write_gallery', 'readme_claims_block',
-           'update_readme_claims', 'notebook_lane', 'lane_summary', 'main_job_rows', 'plot_lanes', 'notebook_modules',
-           'module_digests', 'stage_key_parts', 'stage_key', 'why_run', 'eta_text', 'reproduce']
+__all__ = ['LOADED_TAG', 'STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'LANES', 'SHARED_INPUTS',
+           'repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'no_parameters_message', 'run_notebook',
+           'clean_on_save', 'load_gallery', 'stages_commit_text', 'split_wide_tables', 'write_gallery',
+           'readme_claims_block', 'update_readme_claims', 'notebook_lane', 'lane_summary', 'main_job_rows',
+           'plot_lanes', 'notebook_modules', 'module_digests', 'stage_key_parts', 'stage_key', 'why_run', 'eta_text',
+           'stage_modules', 'shared_inputs', 'build_shared_inputs', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -658,6 +660,44 @@ def eta_text(entries: dict,      # the previous manifest's "notebooks"
     if len(known) == len(t): return "≈ " + _fmt_s(sum(known))
     return f"≥ {_fmt_s(sum(known))} ({len(t) - len(known)} of {len(t)} never timed with {params_name})"
 
+SHARED_INPUTS = {   # a guilab module stages load -> (what it builds, "module:function" called as f(params, progress=...))
+    "guilab.pagebench.suite": ("the PAGE Bench evaluation build and the scripted agents' records (page_eval)",
+                               "guilab.pagebench.suite:page_eval_setup"),
+}
+
+def stage_modules(nb: Path,                    # the reproduction notebook
+                  loaded: list[str] | None,    # the modules its last run loaded (manifest `modules`), None when unknown
+                 ) -> set[str]:
+    "The guilab modules a stage loads: those its last run loaded, else the static closure of the notebook's imports."
+    if loaded is not None: return set(loaded)
+    mods = notebook_modules(nb)
+    return set(import_closure(mods)) if mods is not None else set()
+
+def shared_inputs(by_lane: dict,       # lane -> stage names to run in it
+                  modules_of: dict,    # stage name -> the guilab modules it loads (`stage_modules`)
+                 ) -> list[str]:
+    """The `SHARED_INPUTS` modules loaded by stages of more than one lane: their caches are built once by the parent
+    before the lanes start (two lanes building one cache folder at once would race, and do the work twice)."""
+    return [m for m in SHARED_INPUTS if sum(any(m in modules_of[n] for n in names) for names in by_lane.values()) > 1]
+
+def build_shared_inputs(p: dict,             # the loaded params
+                        names: list[str],    # `shared_inputs` of the run
+                        root: Path,          # the project root (relative runs_dir paths are from here, as in a stage)
+                        progress: bool = True) -> dict[str, float]:
+    "Build each named shared input (`SHARED_INPUTS`) in this process; returns `{module: seconds}`."
+    import importlib
+    from tqdm.auto import tqdm
+    took = {}
+    for m in names:
+        what, target = SHARED_INPUTS[m]
+        mod, fn = target.split(":")
+        tqdm.write(f"shared input of both lanes, built before they start: {what}")
+        t0 = time.time()
+        with contextlib.chdir(root): getattr(importlib.import_module(mod), fn)(p, progress=progress)
+        took[m] = round(time.time() - t0, 1)
+        tqdm.write(f"  built in {_fmt_s(took[m])}")
+    return took
+
 def _run_lanes(by_lane: dict,        # lane -> stage names to run in it
                args: list[str],      # the `guilab reproduce` arguments every lane shares
                progress: bool,
@@ -700,7 +740,8 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     (`guilab reproduce --lane`), the lanes side by side and each lane's stages in order; the manifest is merged under
     a lock, the gallery written once both are done, and `lane_summary` (busy time per lane, wall time, utilisation)
     printed and returned. Returns `{'failed': [...], 'results': {...}, 'reused': [...], 'manifest': path,
-    'claim_errors': [...], 'lanes': lane_summary}` (claim errors: claims whose verdict is `error`, each printed: the
+    'claim_errors': [...], 'lanes': lane_summary, 'shared': {module: seconds}}` (shared: `SHARED_INPUTS` stages of both
+    lanes load, built before the lanes start) (claim errors: claims whose verdict is `error`, each printed: the
     table or row they need was not written)."""
     from tqdm.auto import tqdm
     root = project_root()
@@ -754,8 +795,10 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         if name not in todo:
             entries[name] = {**prev[name], "reused": True}
             if lane is None: tqdm.write(f"= {name}: reused (inputs and code unchanged; computed in {prev[name]['seconds']} s)")
+    shared = {}
     if split:
         save()   # the reused entries, before the lanes start writing theirs
+        shared = build_shared_inputs(p, shared_inputs(by_lane, {n: stage_modules(nbs[n], loaded[n]) for n in todo}), root, progress)
         args = ["--params", str(params), "--out", str(out), *(["--set", *overrides] if overrides else []),
                 *(["--notebooks", str(notebooks)] if notebooks else []), *(["--force"] if force else []),
                 *(["--claims", str(claims_f)] if claims else [])]
@@ -806,4 +849,4 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
             tqdm.write(f"✗ {k} claims of notebooks never run into {out} could not be judged (error; see claims.csv)")
     failed = [n for n, r in results.items() if r["status"] != "ok"]
     return {"failed": failed, "results": results, "reused": [n for n in nbs if n not in todo], "manifest": mpath,
-            "claim_errors": claim_errors, "lanes": summary}
+            "claim_errors": claim_errors, "lanes": summary, "shared": shared}
