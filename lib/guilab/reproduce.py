@@ -668,10 +668,11 @@ SHARED_INPUTS = {   # a guilab module stages load -> (what it builds, "module:fu
 def stage_modules(nb: Path,                    # the reproduction notebook
                   loaded: list[str] | None,    # the modules its last run loaded (manifest `modules`), None when unknown
                  ) -> set[str]:
-    "The guilab modules a stage loads: those its last run loaded, else the static closure of the notebook's imports."
-    if loaded is not None: return set(loaded)
-    mods = notebook_modules(nb)
-    return set(import_closure(mods)) if mods is not None else set()
+    """The guilab modules a stage loads: those its last run loaded and those its notebook imports now (an import added
+    since, or one its last run's params skipped, counts), else (first run) the static closure of the notebook's imports."""
+    mods = notebook_modules(nb) or []
+    if loaded is not None: return set(loaded) | set(mods)
+    return set(import_closure(mods))
 
 def shared_inputs(by_lane: dict,       # lane -> stage names to run in it
                   modules_of: dict,    # stage name -> the guilab modules it loads (`stage_modules`)
@@ -684,18 +685,22 @@ def build_shared_inputs(p: dict,             # the loaded params
                         names: list[str],    # `shared_inputs` of the run
                         root: Path,          # the project root (relative runs_dir paths are from here, as in a stage)
                         progress: bool = True) -> dict[str, float]:
-    "Build each named shared input (`SHARED_INPUTS`) in this process; returns `{module: seconds}`."
+    """Build each named shared input (`SHARED_INPUTS`) in this process; returns `{module: seconds}`. A build that
+    raises is reported in one line and skipped: the stages that need it meet the same error and record it as theirs,
+    the others run."""
     import importlib
     from tqdm.auto import tqdm
-    took = {}
+    took, here = {}, os.getcwd()
     for m in names:
         what, target = SHARED_INPUTS[m]
         mod, fn = target.split(":")
         tqdm.write(f"shared input of both lanes, built before they start: {what}")
         t0 = time.time()
-        with contextlib.chdir(root): getattr(importlib.import_module(mod), fn)(p, progress=progress)
-        took[m] = round(time.time() - t0, 1)
-        tqdm.write(f"  built in {_fmt_s(took[m])}")
+        try:
+            os.chdir(root); getattr(importlib.import_module(mod), fn)(p, progress=progress)
+            took[m] = round(time.time() - t0, 1); tqdm.write(f"  built in {_fmt_s(took[m])}")
+        except Exception as e: tqdm.write(f"  ✗ not built ({type(e).__name__}: {e}); the stages that need it will report it")
+        finally: os.chdir(here)
     return took
 
 def _run_lanes(by_lane: dict,        # lane -> stage names to run in it
@@ -836,7 +841,8 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     if lane is None and todo and summary["busy_s"]:
         plot_lanes(entries, todo, out/"reproduce_lanes")
         tqdm.write("lanes: " + "; ".join(f"{ln} {summary[ln]['busy_s'] / 60:.1f} min busy ({len(summary[ln]['stages'])} stages)" for ln in LANES if ln in summary)
-                   + f"; wall {summary['wall_s'] / 60:.1f} min, utilisation {summary['utilisation']:.0%}")
+                   + f"; wall {summary['wall_s'] / 60:.1f} min, utilisation {summary['utilisation']:.0%}"
+                   + (f"; shared inputs built before the lanes in {_fmt_s(sum(shared.values()))}" if shared else ""))
     claim_errors = []
     if gallery and lane is None:
         write_gallery(out, claims=claims)
