@@ -58,6 +58,33 @@ def test_reloaded_offline_runs_on_the_utg(trained, monkeypatch):
     assert "|" not in turn["messages"][1]["content"]   # no env-side element id reaches the model
 
 
+def test_served_checkpoint_gives_the_same_replies(trained, monkeypatch):
+    """Issue 38: a trained stage's folder is served by `transformers serve` (`stability/learned_endpoint`, temperature 0;
+    before, stage folders lacked the tiny processor's remote code and the server could not load them) and replies what
+    the local model replies, turn by turn, so it walks the same UTG path. At smoke scale this model's replies are empty
+    (whitespace), so here the test proves the folder loads and one prompt decodes alike on both sides; that varied
+    replies agree through the same client and server is test_endpoint's (PAGER executor, location tokens)."""
+    from guilab.agents.base import make
+    from guilab.agents.policies import serve_transformers
+    from guilab.stability.runner import UTGEnv, run_utg
+    G, long, r, _, _ = trained
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1"); monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    act = lambda rec: [(x.get("type"), x.get("element"), x.get("key")) for x in rec["actions"]]   # an invalid reply's raw text: whitespace aside
+    for stage in ("sft",):
+        d = r["models"][stage]
+        assert (Path(d) / "processing_guilab_tiny.py").is_file(), stage
+        local = make("stability/learned", model_dir=str(d), label=stage)
+        with serve_transformers(d) as url:
+            served = make("stability/learned_endpoint", base_url=url, model=str(d), label=stage)
+            for t in long[:3]:
+                a = run_utg(UTGEnv(G, None, max_steps=3, screenshots=False), local, t, "detailed", stage, seed=0)
+                b = run_utg(UTGEnv(G, None, max_steps=3, screenshots=False), served, t, "detailed", stage, seed=0)
+                lt, st = [x["reply"].strip() for x in local.turns], [x["reply"].strip() for x in served.turns]
+                assert lt and st == lt, (stage, t["id"], st, lt)
+                assert [x["messages"] for x in served.turns] == [x["messages"] for x in local.turns]
+                assert (act(a), a["states"]) == (act(b), b["states"])
+
+
 @pytest.mark.browser
 @pytest.mark.skipif(not chromium_available(), reason=f"Chromium not found at {CHROMIUM}")
 def test_online_long_task_with_setup_and_video(trained, tmp_path):

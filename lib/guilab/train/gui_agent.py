@@ -19,8 +19,8 @@ from ..stability.runner import UTGEnv, V_OUT
 
 # %% auto #0
 __all__ = ['GUI_AGENT_DEFAULTS', 'STAGES', 'training_tasks', 'teacher_episode', 'teacher_episodes', 'build_agent_base',
-           'train_gui_sft', 'renamed_copy', 'gui_reward', 'Sampler', 'policy_loss', 'train_gui_grpo', 'default_inputs',
-           'gui_agent_settings', 'gui_agent_run']
+           'copy_tiny_files', 'train_gui_sft', 'renamed_copy', 'gui_reward', 'Sampler', 'policy_loss', 'train_gui_grpo',
+           'default_inputs', 'gui_agent_settings', 'gui_agent_run']
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #391fdcd0
 def training_tasks(G: nx.DiGraph,            # the app's UTG
@@ -118,6 +118,18 @@ def build_agent_base(out_dir,                  # folder to create (replaced)
     extra = [m["content"] for i in idx for m in examples[i]["prompt"] + examples[i]["completion"]]
     return build_tiny_vlm(out_dir, seed=seed, overwrite=True, corpus_extra=extra, **sizes)
 
+# %% ../../../nbs/train/07_gui_agent.ipynb #c0pyt1ny
+def copy_tiny_files(src,   # the folder a stage started from (the base or an earlier stage)
+                    dst,   # the stage's folder, after `save_pretrained` of model and processor
+                   ) -> None:
+    """Copy the tiny model's marker and its processor's remote code (`processing_guilab_tiny.py`, and the
+    `processor_config.json` whose `auto_map` names it) from `src` to `dst`: `save_pretrained` writes neither, and
+    without them `transformers serve --trust-remote-code` cannot load the folder's processor. Files `src` lacks are
+    skipped (a non-tiny model)."""
+    from guilab.agents.tiny import TINY_MARKER
+    for f in (TINY_MARKER, "processing_guilab_tiny.py", "processor_config.json"):
+        if (Path(src) / f).is_file(): shutil.copy2(Path(src) / f, Path(dst) / f)
+
 # %% ../../../nbs/train/07_gui_agent.ipynb #ff6f77b4
 def train_gui_sft(base, examples: list[dict], out, max_steps: int = 1200, batch: int = 16, lr: float = 1e-3,
                   held_out: list[dict] | None = None, eval_every: int = 200, until: float | None = None,
@@ -127,7 +139,7 @@ def train_gui_sft(base, examples: list[dict], out, max_steps: int = 1200, batch:
     from datasets import Dataset
     from transformers import TrainerCallback
     from trl import SFTConfig, SFTTrainer
-    from guilab.agents.tiny import load_tiny_vlm, TINY_MARKER
+    from guilab.agents.tiny import load_tiny_vlm
     from guilab.train.zoom_ocr import exact_reply_rate
     model, proc = load_tiny_vlm(base); curve: list = []
     class HeldOut(TrainerCallback):
@@ -142,8 +154,7 @@ def train_gui_sft(base, examples: list[dict], out, max_steps: int = 1200, batch:
     t = time.time()
     tr = SFTTrainer(model=model, args=cfg, train_dataset=Dataset.from_list(examples), processing_class=proc.tokenizer, callbacks=[HeldOut()])
     tr.train()
-    model.eval(); model.save_pretrained(out); proc.save_pretrained(out)
-    shutil.copy(Path(base) / TINY_MARKER, Path(out) / TINY_MARKER)
+    model.eval(); model.save_pretrained(out); proc.save_pretrained(out); copy_tiny_files(base, out)
     return {"seconds": time.time() - t, "log": tr.state.log_history, "held_out": curve}
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #b05eb064
@@ -236,7 +247,7 @@ def train_gui_grpo(start,                       # the SFT checkpoint folder
     groups with a learning signal and the loss."""
     import torch
     from tqdm.auto import tqdm
-    from guilab.agents.tiny import load_tiny_vlm, TINY_MARKER
+    from guilab.agents.tiny import load_tiny_vlm
     from guilab.stability.runner import run_utg
     torch.manual_seed(seed)
     model, proc = load_tiny_vlm(start); tok = proc.tokenizer
@@ -267,8 +278,7 @@ def train_gui_grpo(start,                       # the SFT checkpoint folder
         mean = lambda k: float(np.mean([s[k] for s in stats]))
         curve.append({"step": step + 1, "reward": mean("reward"), "SR": mean("SR"), "DR": mean("DR"), "LBR": mean("LBR"),
                       "format": mean("format"), "groups_with_signal": signal, "samples": len(samples), "loss": loss})
-    model.eval(); model.save_pretrained(out); proc.save_pretrained(out)
-    shutil.copy(Path(start) / TINY_MARKER, Path(out) / TINY_MARKER)
+    model.eval(); model.save_pretrained(out); proc.save_pretrained(out); copy_tiny_files(start, out)
     return {"seconds": time.time() - t0, "curve": curve}
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #b09816b6
