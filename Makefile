@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-stamp
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup system-deps reproduce test check-export lint-imports nbtest pytest perf clean
+.PHONY: setup system-deps reproduce gpu-smoke test check-export lint-imports nbtest pytest perf clean
 
 setup: $(STAMP) system-deps
 
@@ -53,6 +53,11 @@ system-deps: $(STAMP)
 
 reproduce: setup
 	$(BIN)/guilab reproduce --params params/default.yaml
+
+# One GPU, ≤ 10 min: params/full.yaml's GPU code paths at tiny scale (guilab.gpu). Needs the gpu extra (vLLM, DeepSpeed)
+# and a CUDA build of torch, which `setup` does not install (it pins the CPU wheel); says NOT RUN and exits 2 without a GPU.
+gpu-smoke: setup
+	$(BIN)/guilab gpu-smoke --params params/gpu_smoke.yaml
 
 # lib/ must equal a fresh export of nbs/ (and nbs/ must be clean): snapshot, clean + export, compare.
 check-export: setup

@@ -12,7 +12,8 @@ __all__ = ['PART_CLIS', 'merge_run', 'build_parser', 'main']
 
 # %% ../../nbs/09_cli.ipynb #8e36bda1
 PART_CLIS = {"pagebench": "guilab.pagebench.cli", "grounding": "guilab.grounding.cli", "train": "guilab.train.cli",
-             "eval": "guilab.bench", "vlaa": "guilab.vlaa.cli", "stability": "guilab.stability.cli"}
+             "eval": "guilab.bench", "vlaa": "guilab.vlaa.cli", "stability": "guilab.stability.cli",
+             "gpu-smoke": "guilab.gpu"}
 
 def _cmd_reproduce(a) -> int:
     from guilab.reproduce import reproduce
