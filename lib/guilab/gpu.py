@@ -40,7 +40,7 @@ def serve_vllm(model_dir,                        # local model folder (a tiny on
                host: str = "127.0.0.1",
                timeout: float = 420.0,           # seconds to wait for /v1/models (vLLM compiles kernels on first start)
                gpu_memory_utilization: float = 0.3,
-               max_model_len: int = 8192,
+               max_model_len: int = 4096,           # the tiny model's max_position_embeddings (guilab.agents.tiny)
                log_path=None,                    # server log file to keep (default: a temporary one)
                extra_args: Sequence[str] = ()) -> Iterator[str]:
     """Run `vllm serve MODEL_DIR` (offline, trust_remote_code for the tiny model's processor) in its own process group;

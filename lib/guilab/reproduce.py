@@ -13,11 +13,11 @@ from .core import (atomic_write, cache_key, code_digest, file_digest, git_commit
 
 # %% auto #0
 __all__ = ['LOADED_TAG', 'STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'LANES', 'SHARED_INPUTS',
-           'repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'no_parameters_message', 'run_notebook',
-           'clean_on_save', 'load_gallery', 'stages_commit_text', 'split_wide_tables', 'write_gallery',
+           'LANE_ENV', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'no_parameters_message',
+           'run_notebook', 'clean_on_save', 'load_gallery', 'stages_commit_text', 'split_wide_tables', 'write_gallery',
            'readme_claims_block', 'update_readme_claims', 'notebook_lane', 'lane_summary', 'main_job_rows',
            'plot_lanes', 'notebook_modules', 'module_digests', 'stage_key_parts', 'stage_key', 'why_run', 'eta_text',
-           'stage_modules', 'shared_inputs', 'build_shared_inputs', 'reproduce']
+           'stage_modules', 'shared_inputs', 'build_shared_inputs', 'lane_env', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -703,12 +703,28 @@ def build_shared_inputs(p: dict,             # the loaded params
         finally: os.chdir(here)
     return took
 
+LANE_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}   # set in each lane's process (and so in its kernels and their subprocesses) unless already set
+
+def lane_env(base: dict | None = None,   # the environment to start from (default: os.environ)
+            ) -> dict:
+    """The environment of a lane's process: `base` plus `LANE_ENV` where `base` does not set it. Why: with two lanes,
+    two torch trainings (2 intra-op threads each, `train.threads`) share the 2 cores, and OpenMP's default wait policy
+    spins a thread at every barrier while its partner is descheduled by the other process. Measured 2026-12-05 on
+    this 2-core machine (tiny Qwen3-VL, 300 SFT-like steps, batch 8 × 300 tokens, 2 threads): alone 19.9 s; two at
+    once 165 s each (8.3×, four times worse than one after the other) — in the killed cold run of that day PAGER's SFT
+    ran at 4.9 s/step beside the LBS zoom policy's training against 0.56 alone; two at once with
+    OMP_WAIT_POLICY=PASSIVE 33.8 s each (faster than one after the other, 39.8 s); alone with PASSIVE 23.7 s. The
+    policy changes no result (the same losses and weights bit for bit: the work is split the same way)."""
+    env = dict(os.environ if base is None else base)
+    for k, v in LANE_ENV.items(): env.setdefault(k, v)
+    return env
+
 def _run_lanes(by_lane: dict,        # lane -> stage names to run in it
                args: list[str],      # the `guilab reproduce` arguments every lane shares
                progress: bool,
                env: dict) -> dict:   # extra environment of the lanes (the run id, the parent's reasons to run)
     """Run each lane as a child `guilab reproduce --lane L --only <its stages>` side by side, their lines prefixed with
-    the lane; returns `{lane: exit code}`."""
+    the lane, in `lane_env()`; returns `{lane: exit code}`."""
     import subprocess, threading
     from tqdm.auto import tqdm
     procs, pumps = {}, []
@@ -716,7 +732,7 @@ def _run_lanes(by_lane: dict,        # lane -> stage names to run in it
         cmd = [sys.executable, "-c", "import sys; from guilab.cli import main; sys.exit(main())", "reproduce", *args,
                "--lane", lane, "--only", *names, *([] if progress else ["--quiet"])]
         procs[lane] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
-                                       encoding="utf-8", errors="replace", env={**os.environ, "PYTHONUNBUFFERED": "1", **env})
+                                       encoding="utf-8", errors="replace", env={**lane_env(), "PYTHONUNBUFFERED": "1", **env})
         def pump(lane=lane, pr=procs[lane]):
             for line in pr.stdout:
                 line = line.rstrip("\n").split("\r")[-1]   # a progress bar's last state only
