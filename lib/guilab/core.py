@@ -16,16 +16,17 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, StrictBool, Strict
 
 # %% auto #0
 __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTION_TYPES', 'BOX_TYPES', 'RECORDS',
-           'OPEN_SECTIONS', 'KEY_PACKAGES', 'RecordError', 'Problem', 'Action', 'GTStep', 'TaskRecord',
+           'BUILD_LOG_ENV', 'OPEN_SECTIONS', 'KEY_PACKAGES', 'RecordError', 'Problem', 'Action', 'GTStep', 'TaskRecord',
            'PageEvalRecord', 'GroundingSample', 'StabilityTrajectory', 'TaskSubgraph', 'json_schemas',
            'write_json_schemas', 'current_umask', 'atomic_write', 'atomic_dir', 'dumps', 'write_jsonl', 'JsonlError',
-           'read_jsonl', 'JsonlWriter', 'parse_shard', 'shard_tag', 'take_shard', 'interleave_shards', 'find_shards',
-           'derive_seed', 'rng', 'seed_everything', 'bootstrap_interval', 'code_digest', 'cache_key', 'file_digest',
-           'module_file', 'guilab_imports', 'import_closure', 'data_entries', 'imports_digest', 'code_files',
-           'files_digest', 'code_digest_of', 'project_root', 'chdir_project_root', 'yaml_load', 'ParamsError',
-           'deep_merge', 'set_dotted', 'closest', 'check_override_key', 'parse_override', 'param_types',
-           'check_param_value', 'apply_overrides', 'load_params', 'sha256_file', 'package_versions', 'git_commit',
-           'is_secret', 'redact', 'make_manifest', 'write_manifest', 'command_group', 'cli_number', 'free_port']
+           'read_jsonl', 'JsonlWriter', 'built_once', 'stage_folder', 'parse_shard', 'shard_tag', 'take_shard',
+           'interleave_shards', 'find_shards', 'derive_seed', 'rng', 'seed_everything', 'bootstrap_interval',
+           'code_digest', 'cache_key', 'file_digest', 'module_file', 'guilab_imports', 'import_closure', 'data_entries',
+           'imports_digest', 'code_files', 'files_digest', 'code_digest_of', 'project_root', 'chdir_project_root',
+           'yaml_load', 'ParamsError', 'deep_merge', 'set_dotted', 'closest', 'check_override_key', 'parse_override',
+           'param_types', 'check_param_value', 'apply_overrides', 'load_params', 'sha256_file', 'package_versions',
+           'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest', 'command_group', 'cli_number',
+           'free_port']
 
 # %% ../../nbs/00_core.ipynb #e2f9fb50
 class RecordError(ValueError):
@@ -449,6 +450,58 @@ class JsonlWriter:
     def close(self) -> None: self._f.close()
     def __enter__(self): return self
     def __exit__(self, *a): self.close()
+
+# %% ../../nbs/00_core.ipynb #91d960ba
+BUILD_LOG_ENV = "GUILAB_BUILD_LOG"   # when set: a file each `built_once` build appends {"path", "seconds"} to
+
+def built_once(path: str | os.PathLike,  # the folder to build (a cache entry: reused once it exists)
+               build,                    # `build(tmp: Path)`: writes the folder's content into `tmp` (`atomic_dir`)
+               done: str = "",           # a file inside `path` whose presence means built (""; the folder itself)
+               label: str = "",          # printed when this process waits for another one or builds ("": quiet)
+              ) -> tuple[Path, bool]:
+    """Build the cache folder `path` once across processes: `(path, built)`, `built` False when it already existed or
+    another process built it meanwhile. An exclusive `fcntl` lock on `.NAME.lock` beside `path` is held while
+    building, so two processes that need the same folder at once (two `guilab reproduce` lanes, two notebooks) do the
+    work once: the second waits, then reuses it. The folder appears whole or not at all (`atomic_dir`); an error in
+    `build` propagates (the lock is released, nothing is left under `path`) and the next caller tries again. With
+    `$GUILAB_BUILD_LOG` (`BUILD_LOG_ENV`) set, each build appends `{"path", "seconds"}` to that file."""
+    import fcntl
+    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    ready = lambda: (path / done).is_file() if done else path.is_dir()
+    if ready(): return path, False
+    with open(path.with_name(f".{path.name}.lock"), "a+") as f:
+        try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if label: print(f"{label}: waiting for another process building {path}", flush=True)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            if ready(): return path, False
+            if label: print(f"{label}: building {path}", flush=True)
+            t0 = time.time()
+            with atomic_dir(path) as tmp: build(tmp)
+            if os.environ.get(BUILD_LOG_ENV):   # `guilab reproduce` sums a stage's builds (its estimate when they are reused)
+                try:
+                    with open(os.environ[BUILD_LOG_ENV], "a") as log: log.write(json.dumps({"path": str(path), "seconds": round(time.time() - t0, 1)}) + "\n")
+                except OSError: pass
+            return path, True
+        finally: fcntl.flock(f, fcntl.LOCK_UN)
+
+# %% ../../nbs/00_core.ipynb #17bd874d
+def stage_folder(root: str | os.PathLike,  # the run's folder: stages go to <root>/<name>-<key>
+                 name: str,                # the stage ("data", "sft", "grpo", ...)
+                 key: str,                 # its cache key (settings, the stage before it, code)
+                 build,                    # `build(tmp: Path) -> dict | None`: trains into `tmp`; the dict joins its stage.json
+                 label: str = "",          # printed when it builds or waits ("" : quiet), e.g. "zoom-ocr"
+                ) -> Path:
+    """A training stage's folder `<root>/<name>-<key>`: built once by `build` when missing (`built_once`: across
+    processes, so two lanes that need one model train it once), else reused. Its `stage.json` records
+    `{"stage", "key", "seconds", **build's dict}`; the `<tmp>.work` folder trl writes beside a model is removed."""
+    t = time.time()
+    def _build(tmp):
+        rec = build(tmp) or {}
+        shutil.rmtree(str(tmp) + ".work", ignore_errors=True)   # trl's output_dir beside the model
+        (tmp / "stage.json").write_text(json.dumps({"stage": name, "key": key, "seconds": time.time() - t, **rec}, default=str))
+    return built_once(Path(root) / f"{name}-{key}", _build, done="stage.json", label=f"{label}: {name}" if label else "")[0]
 
 # %% ../../nbs/00_core.ipynb #fb935863
 def parse_shard(spec: str | tuple | None,  # "K/N" (e.g. "0/4"), a pair (K, N), or None for the whole run

@@ -48,7 +48,7 @@ def serve_vllm(model_dir,                        # local model folder (a tiny on
     Raises `FileNotFoundError` (no folder, no `vllm` CLI) and `guilab.agents.policies.PolicyError` when the server
     exits early or is not ready within `timeout` (with the log's tail)."""
     from guilab.core import free_port
-    from guilab.agents.policies import PolicyError, _get, _stop_group, _tail
+    from guilab.agents.policies import serve_command
     d = str(model_dir)
     if not (Path(d) / "config.json").is_file(): raise FileNotFoundError(f"{d} has no config.json")
     exe = Path(sys.executable).parent / "vllm"
@@ -61,19 +61,9 @@ def serve_vllm(model_dir,                        # local model folder (a tiny on
            "HF_MODULES_CACHE": str(work / "modules")}
     cmd = [exe, "serve", d, "--host", host, "--port", str(port), "--served-model-name", served_name, "--trust-remote-code",
            "--gpu-memory-utilization", str(gpu_memory_utilization), "--max-model-len", str(max_model_len), *extra_args]
-    base = f"http://{host}:{port}"
-    with open(logf, "ab") as lf:
-        proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
     try:
-        t0 = time.monotonic()
-        while True:
-            if proc.poll() is not None: raise PolicyError(f"vllm serve exited with {proc.returncode} before it was ready:\n{_tail(logf)}")
-            if _get(base + "/v1/models")[0] == 200: break
-            if time.monotonic() - t0 > timeout: raise PolicyError(f"vllm serve not ready after {timeout:.0f}s:\n{_tail(logf)}")
-            time.sleep(1.0)
-        yield base + "/v1"
+        with serve_command(cmd, f"http://{host}:{port}", logf, env, timeout, "vllm serve", poll=1.0) as url: yield url
     finally:
-        _stop_group(proc)
         if not log_path: shutil.rmtree(work, ignore_errors=True)
 
 # %% ../../nbs/10_gpu_smoke.ipynb #1cd7b62a

@@ -9,15 +9,16 @@ from pathlib import Path
 
 from .core import (atomic_write, cache_key, code_digest, file_digest, git_commit, guilab_imports, load_params, make_manifest,
                          imports_digest, project_root, sha256_file, write_manifest, module_file, code_files, files_digest,
-                         import_closure)
+                         import_closure, read_jsonl, BUILD_LOG_ENV)
 
 # %% auto #0
 __all__ = ['LOADED_TAG', 'STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'LANES', 'SHARED_INPUTS',
-           'LANE_ENV', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell', 'no_parameters_message',
-           'run_notebook', 'clean_on_save', 'load_gallery', 'stages_commit_text', 'split_wide_tables', 'write_gallery',
-           'readme_claims_block', 'update_readme_claims', 'notebook_lane', 'lane_summary', 'main_job_rows',
-           'plot_lanes', 'notebook_modules', 'module_digests', 'stage_key_parts', 'stage_key', 'why_run', 'eta_text',
-           'stage_modules', 'shared_inputs', 'build_shared_inputs', 'lane_env', 'reproduce']
+           'LANE_INPUTS', 'LANE_ENV', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell',
+           'no_parameters_message', 'run_notebook', 'clean_on_save', 'load_gallery', 'stages_commit_text',
+           'split_wide_tables', 'write_gallery', 'readme_claims_block', 'update_readme_claims', 'notebook_lane',
+           'lane_summary', 'main_job_rows', 'plot_lanes', 'notebook_modules', 'module_digests', 'stage_key_parts',
+           'stage_key', 'why_run', 'caches_reused', 'eta_text', 'lane_inputs', 'stage_modules', 'shared_inputs',
+           'build_shared_inputs', 'lane_env', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -486,15 +487,22 @@ def _manifest_lock(out: Path):
 
 def lane_summary(entries: dict,         # manifest "notebooks" entries (those with `lane`, `started`, `ended`)
                  names: list[str],      # the stages of one run
+                 ahead: dict | None = None,   # manifest "ahead" records of the same run (`LANE_INPUTS` a lane built before its stages)
                 ) -> dict:
-    """`{lane: {"stages", "busy_s", "start", "end"}, "wall_s", "busy_s", "utilisation"}` for the stages `names` ran:
-    busy = the sum of a lane's stage times, wall = first start to last end over all lanes, utilisation = busy / (wall ×
-    number of lanes used). Stages without times (reused, or from before lanes) are left out."""
+    """`{lane: {"stages", "inputs", "busy_s", "start", "end"}, "wall_s", "busy_s", "utilisation"}` for the stages `names`
+    ran and the inputs built ahead in `ahead` (`{module: {"lane", "started", "ended"}}`): busy = the sum of a lane's stage
+    and ahead-build times, wall = first start to last end over all lanes, utilisation = busy / (wall × number of lanes
+    used). Stages without times (reused, or from before lanes) are left out."""
     by = {}
+    for m, a in (ahead or {}).items():
+        if a.get("started") is None or a.get("ended") is None: continue
+        d = by.setdefault(a.get("lane", "cpu"), {"stages": [], "inputs": [], "busy_s": 0.0, "start": a["started"], "end": a["ended"]})
+        d["inputs"].append(m); d["busy_s"] += a["ended"] - a["started"]
+        d["start"], d["end"] = min(d["start"], a["started"]), max(d["end"], a["ended"])
     for n in names:
         e = entries.get(n) or {}
         if e.get("reused") or e.get("started") is None or e.get("ended") is None: continue
-        d = by.setdefault(e.get("lane", "cpu"), {"stages": [], "busy_s": 0.0, "start": e["started"], "end": e["ended"]})
+        d = by.setdefault(e.get("lane", "cpu"), {"stages": [], "inputs": [], "busy_s": 0.0, "start": e["started"], "end": e["ended"]})
         d["stages"].append(n); d["busy_s"] += e["ended"] - e["started"]
         d["start"], d["end"] = min(d["start"], e["started"]), max(d["end"], e["ended"])
     if not by: return {"wall_s": 0.0, "busy_s": 0.0, "utilisation": math.nan}
@@ -508,10 +516,11 @@ def main_job_rows(manifest: str | os.PathLike = "figures/manifest.json",   # a `
     """`guilab perf` rows (group "main job") from a reproduce manifest: each stage's time as last run (`seconds`, with
     its lane and params file), then for the stages of the latest run with lane times (`lane_summary`): each lane's busy
     minutes, the wall minutes and the lane utilisation, for the latest run (the `run` id of the stage that ended last;
-    a warm run's wall time covers only the stages it ran). [] when the file does not exist."""
+    a warm run's wall time covers only the stages it ran; inputs a lane built ahead of its stages count in its busy
+    time). [] when the file does not exist."""
     f = Path(manifest)
     if not f.is_file(): return []
-    nbs = json.loads(f.read_text()).get("notebooks", {})
+    man = json.loads(f.read_text()); nbs = man.get("notebooks", {})
     rows = [{"group": "main job", "name": f"{n} [{e.get('lane', 'cpu')}] ({Path(e.get('params_file', '')).name or '?'})"
                                           + ("" if e.get("status") == "ok" else f" — {e.get('status')}"),
              "value": float(e.get("seconds") or math.nan), "unit": "s (stage, last run)", "goal": "", "error": ""}
@@ -520,10 +529,11 @@ def main_job_rows(manifest: str | os.PathLike = "figures/manifest.json",   # a `
     if timed:   # the latest run: the run id of the stage that ended last
         rid = nbs[max(timed, key=lambda n: nbs[n]["ended"])]["run"]
         run = [n for n in timed if nbs[n]["run"] == rid]
-        s = lane_summary(nbs, run)
+        s = lane_summary(nbs, run, {m: a for m, a in (man.get("ahead") or {}).items() if a.get("run") == rid})
         default = all(Path(nbs[n].get("params_file", "")).name == "default.yaml" for n in run)
         for ln in LANES:
-            if ln in s: rows.append({"group": "main job", "name": f"latest run, lane {ln}: busy ({len(s[ln]['stages'])} stages)",
+            if ln in s: rows.append({"group": "main job", "name": f"latest run, lane {ln}: busy ({len(s[ln]['stages'])} stages"
+                                             + (f" + {len(s[ln]['inputs'])} built ahead" if s[ln]["inputs"] else "") + ")",
                                      "value": round(s[ln]["busy_s"] / 60, 2), "unit": "min", "goal": "", "error": ""})
         rows.append({"group": "main job", "name": f"latest run: wall, {len(run)} stages run" + (" (default params)" if default else ""),
                      "value": round(s["wall_s"] / 60, 2), "unit": "min", "goal": "", "error": ""})
@@ -534,10 +544,12 @@ def main_job_rows(manifest: str | os.PathLike = "figures/manifest.json",   # a `
 def plot_lanes(entries: dict,            # manifest "notebooks" entries
                names: list[str],         # the stages of one run
                path: str | os.PathLike,  # where the figure goes (`guilab.report.save_figure`: .png and .svg)
+               ahead: dict | None = None,   # manifest "ahead" records of the run (inputs a lane built before its stages)
               ) -> Path | None:
     """A Gantt chart of one run: a row per lane, a bar per stage from its start to its end (minutes from the run's
-    start), labelled with the stage. None when no stage of `names` has times."""
-    s = lane_summary(entries, names)
+    start), labelled with the stage; an input built ahead is a hatched bar labelled with its module's last part. None
+    when no stage of `names` has times."""
+    s = lane_summary(entries, names, ahead)
     lanes = [ln for ln in LANES if ln in s]
     if not lanes: return None
     import matplotlib; matplotlib.use("Agg")
@@ -549,6 +561,10 @@ def plot_lanes(entries: dict,            # manifest "notebooks" entries
             a, b = (entries[n]["started"] - t0) / 60, (entries[n]["ended"] - t0) / 60
             ax.barh(i, b - a, left=a, color="#0173b2" if ln == "cpu" else "#de8f05", edgecolor="white")
             if b - a > 0.02 * s["wall_s"] / 60: ax.text(a + (b - a) / 2, i, n, ha="center", va="center", fontsize=7, color="white", clip_on=True)
+        for m in s[ln]["inputs"]:
+            a, b = (ahead[m]["started"] - t0) / 60, (ahead[m]["ended"] - t0) / 60
+            ax.barh(i, b - a, left=a, color="#999999", hatch="//", edgecolor="white")
+            ax.text(a + (b - a) / 2, i, f"ahead: {m.rsplit('.', 1)[-1]}", ha="center", va="center", fontsize=7, color="black", clip_on=True)
     ax.set_yticks(range(len(lanes)), [f"{ln} ({s[ln]['busy_s'] / 60:.1f} min busy)" for ln in lanes])
     ax.set_xlabel("minutes from the run's start")
     ax.set_title(f"guilab reproduce: wall {s['wall_s'] / 60:.1f} min, lane utilisation {s['utilisation']:.0%}", fontsize=10)
@@ -640,9 +656,23 @@ def why_run(entry: dict | None,      # the notebook's entry in the previous mani
         if name not in hashes or not q.is_file() or sha256_file(q) != hashes[name]: return f"an output is missing or changed ({name})"
     return ""
 
-def _eta(entries: dict, names: list[str], params_name: str) -> float | None:
-    "Seconds the named stages took last time with the same params file (None when any is unknown)."
-    s = [entries.get(n, {}).get("seconds") if Path(entries.get(n, {}).get("params_file", "")).name == params_name else None for n in names]
+def caches_reused(why: str) -> bool:
+    """Whether a stage that runs for reason `why` (`why_run`) is expected to reuse the caches its last run built (trained
+    models, built with `guilab.core.built_once`): yes when only its notebook, claims, reported numbers or code changed
+    (caches are keyed by their own settings and code), an output went missing, or --force; no when it never ran here,
+    failed, or its params or input files changed."""
+    if why.startswith("changed: "):
+        return not any(w.split(" (")[0] in ("params", "files") for w in why[len("changed: "):].split(", "))
+    return why.startswith(("an output is missing", "its last run wrote nothing", "--force"))
+
+def _eta(entries: dict, names: list[str], params_name: str, why: dict | None = None) -> float | None:
+    """Seconds the named stages took last time with the same params file (None when any is unknown), less the time
+    they spent building caches (`built_s`) for those whose reason to run (`why`) lets them reuse them (`caches_reused`)."""
+    s = []
+    for n in names:
+        e = entries.get(n, {})
+        if Path(e.get("params_file", "")).name != params_name or e.get("seconds") is None: s.append(None); continue
+        s.append(e["seconds"] - (e.get("built_s") or 0.0) * bool(why and caches_reused(why.get(n, ""))))
     return None if any(v is None for v in s) else float(sum(s))
 
 def _fmt_s(s: float | None) -> str:
@@ -651,10 +681,11 @@ def _fmt_s(s: float | None) -> str:
 def eta_text(entries: dict,      # the previous manifest's "notebooks"
              names: list[str],   # the stages still to run
              params_name: str,   # file name of the params this run uses (times of other params files do not count)
+             why: dict | None = None,   # stage -> its reason to run (`why_run`): cache builds are left out where reused
             ) -> str:
-    """The estimate for the stages still to run, from their last times with the same params file: '≈ T' when every
-    one is known, '≥ T (k of n never timed with <params>)' when some are, 'unknown' when none is."""
-    t = {n: _eta(entries, [n], params_name) for n in names}
+    """The estimate for the stages still to run, from their last times with the same params file (`_eta`): '≈ T' when
+    every one is known, '≥ T (k of n never timed with <params>)' when some are, 'unknown' when none is."""
+    t = {n: _eta(entries, [n], params_name, why) for n in names}
     known = [v for v in t.values() if v is not None]
     if not known: return "unknown"
     if len(known) == len(t): return "≈ " + _fmt_s(sum(known))
@@ -664,6 +695,25 @@ SHARED_INPUTS = {   # a guilab module stages load -> (what it builds, "module:fu
     "guilab.pagebench.suite": ("the PAGE Bench evaluation build and the scripted agents' records (page_eval)",
                                "guilab.pagebench.suite:page_eval_setup"),
 }
+
+LANE_INPUTS = {   # a guilab module -> (what it builds, "module:function" called as f(params, progress=...), the lane that builds it ahead)
+    "guilab.train.zoom_run": ("the LBS zoom policy's training (teacher data, warm-up, SFT, GRPO), which lbs_grpo_zoom evaluates",
+                              "guilab.train.zoom_run:zoom_ocr_setup", "cpu"),
+}
+
+def lane_inputs(by_lane: dict,       # lane -> stage names to run in it
+                modules_of: dict,    # stage name -> the guilab modules it loads (`stage_modules`)
+               ) -> dict[str, list[str]]:
+    """`{lane: [module]}`: the `LANE_INPUTS` a lane builds before its own stages, because a stage of another lane that
+    is to run loads the module (and the building lane has stages to run: otherwise that stage builds it itself). Why:
+    the browser lane's lbs_grpo_zoom trains the zoom policy (≈ 20 min on 2 cores, no browser involved) and then
+    evaluates it on the capture; trained in the cpu lane first, the browser lane only evaluates. The builds lock their
+    folders (`guilab.core.stage_folder`), so a stage that gets there first waits for the build rather than redoing it."""
+    out = {}
+    for m, (_what, _fn, ln) in LANE_INPUTS.items():
+        if ln in by_lane and any(m in modules_of[n] for other, names in by_lane.items() if other != ln for n in names):
+            out.setdefault(ln, []).append(m)
+    return out
 
 def stage_modules(nb: Path,                    # the reproduction notebook
                   loaded: list[str] | None,    # the modules its last run loaded (manifest `modules`), None when unknown
@@ -682,19 +732,21 @@ def shared_inputs(by_lane: dict,       # lane -> stage names to run in it
     return [m for m in SHARED_INPUTS if sum(any(m in modules_of[n] for n in names) for names in by_lane.values()) > 1]
 
 def build_shared_inputs(p: dict,             # the loaded params
-                        names: list[str],    # `shared_inputs` of the run
+                        names: list[str],    # `shared_inputs` of the run (or a lane's `lane_inputs`)
                         root: Path,          # the project root (relative runs_dir paths are from here, as in a stage)
-                        progress: bool = True) -> dict[str, float]:
-    """Build each named shared input (`SHARED_INPUTS`) in this process; returns `{module: seconds}`. A build that
-    raises is reported in one line and skipped: the stages that need it meet the same error and record it as theirs,
-    the others run."""
+                        progress: bool = True,
+                        table: dict | None = None,   # module -> (what, "module:function", ...): default `SHARED_INPUTS`
+                        ) -> dict[str, float]:
+    """Build each named shared input (`SHARED_INPUTS`, or the entries of `table`) in this process; returns
+    `{module: seconds}`. A build that raises is reported in one line and skipped: the stages that need it meet the same
+    error and record it as theirs, the others run."""
     import importlib
     from tqdm.auto import tqdm
     took, here = {}, os.getcwd()
     for m in names:
-        what, target = SHARED_INPUTS[m]
+        what, target = (table or SHARED_INPUTS)[m][:2]
         mod, fn = target.split(":")
-        tqdm.write(f"shared input of both lanes, built before they start: {what}")
+        tqdm.write(f"shared input of both lanes, built before they start: {what}" if table is None else f"built ahead of this lane's stages: {what}")
         t0 = time.time()
         try:
             os.chdir(root); getattr(importlib.import_module(mod), fn)(p, progress=progress)
@@ -761,8 +813,9 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     (`guilab reproduce --lane`), the lanes side by side and each lane's stages in order; the manifest is merged under
     a lock, the gallery written once both are done, and `lane_summary` (busy time per lane, wall time, utilisation)
     printed and returned. Returns `{'failed': [...], 'results': {...}, 'reused': [...], 'manifest': path,
-    'claim_errors': [...], 'lanes': lane_summary, 'shared': {module: seconds}}` (shared: `SHARED_INPUTS` stages of both
-    lanes load, built before the lanes start) (claim errors: claims whose verdict is `error`, each printed: the
+    'claim_errors': [...], 'lanes': lane_summary, 'shared': {module: seconds}, 'ahead': {module: record}}` (shared:
+    `SHARED_INPUTS` stages of both lanes load, built before the lanes start; ahead: `LANE_INPUTS` a lane built before its
+    own stages because a stage of the other lane loads them (`lane_inputs`), also kept in the manifest's "ahead") (claim errors: claims whose verdict is `error`, each printed: the
     table or row they need was not written)."""
     from tqdm.auto import tqdm
     root = project_root()
@@ -789,14 +842,24 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     by_lane = {ln: [n for n in todo if lane_of[n] == ln] for ln in LANES}
     by_lane = {ln: v for ln, v in by_lane.items() if v}
     split = lanes and lane is None and len(by_lane) > 1
+    modules_of = {n: stage_modules(nbs[n], loaded[n]) for n in todo}
+    plan = lane_inputs(by_lane, modules_of) if split else {}   # lane -> LANE_INPUTS it builds before its stages
+    old_ahead = old.get("ahead") or {}
     if lane is None:
-        eta = eta_text(prev, todo, params.name)
-        per = "; ".join(f"{ln}: {len(v)} stages, {eta_text(prev, v, params.name)}" for ln, v in by_lane.items())
-        lane_eta = [_eta(prev, v, params.name) for v in by_lane.values()]
+        eta = eta_text(prev, todo, params.name, why)
+        def ahead_s(ln):   # last build time of the lane's ahead inputs (0 when none; None when one was never timed)
+            s = [(old_ahead.get(m) or {}).get("seconds") if Path((old_ahead.get(m) or {}).get("params_file", "")).name == params.name else None
+                 for m in plan.get(ln, [])]
+            return None if None in s else float(sum(s))
+        per = "; ".join(f"{ln}: {len(v)} stages, {eta_text(prev, v, params.name, why)}"
+                        + "".join(f" + {LANE_INPUTS[m][0].split(' (')[0]} built ahead ({_fmt_s(ahead_s(ln))} last time)" for m in plan.get(ln, []))
+                        for ln, v in by_lane.items())
+        lane_eta = [None if _eta(prev, v, params.name, why) is None or ahead_s(ln) is None else _eta(prev, v, params.name, why) + ahead_s(ln)
+                    for ln, v in by_lane.items()]
         if lane_eta and None not in lane_eta: per += f"; wall ≈ {_fmt_s(max(lane_eta))}"   # the longer lane, when every stage was timed
         tqdm.write(f"reproduce: {len(todo)} of {len(nbs)} notebooks to run, {len(nbs) - len(todo)} reused; "
                    f"estimate from the last manifest: {eta}" + (f" in one lane" if not split else f" of work in two lanes ({per})"))
-    results, entries = {}, dict(prev)
+    results, entries, ahead = {}, dict(prev), {}   # ahead: the LANE_INPUTS this process built before its stages
     run_id = (os.environ.get("GUILAB_REPRODUCE_RUN") if lane else None) or f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"   # a lane shares its parent's
     commit = git_commit(root, ignore=[out])   # each stage records the code it ran with (its own outputs do not make it
                                               # dirty): a manifest may mix stages of several runs
@@ -804,12 +867,14 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     def save():   # entries of notebooks this run did not select are taken from the file as it is now (another run or
                   # lane may have written it meanwhile); the lock makes each read-merge-write whole
         with _manifest_lock(out):
-            now = (json.loads(mpath.read_text()).get("notebooks", {}) if mpath.exists() else {})
+            cur = json.loads(mpath.read_text()) if mpath.exists() else {}
+            now = cur.get("notebooks", {})
             merged = {**now, **{k: v for k, v in entries.items() if k in nbs or k not in now}}
             outputs = [q for q in out.rglob("*") if not q.name.startswith(".") and q.is_file() and q != mpath]   # no temporaries, no lock
             man = make_manifest(p, inputs=[*p["_files"], *reported, *nbs.values()], outputs=outputs,
                                 seeds={"seed": p.get("seed")}, root=root, command=" ".join(sys.argv),
-                                params_file=str(params), overrides=list(overrides), notebooks=merged, git=commit)
+                                params_file=str(params), overrides=list(overrides), notebooks=merged, git=commit,
+                                ahead={**(cur.get("ahead") or {}), **ahead})
             write_manifest(mpath, man)
 
     for name in nbs:
@@ -819,12 +884,15 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     shared = {}
     if split:
         save()   # the reused entries, before the lanes start writing theirs
-        shared = build_shared_inputs(p, shared_inputs(by_lane, {n: stage_modules(nbs[n], loaded[n]) for n in todo}), root, progress)
+        shared = build_shared_inputs(p, shared_inputs(by_lane, modules_of), root, progress)
         args = ["--params", str(params), "--out", str(out), *(["--set", *overrides] if overrides else []),
                 *(["--notebooks", str(notebooks)] if notebooks else []), *(["--force"] if force else []),
                 *(["--claims", str(claims_f)] if claims else [])]
-        codes = _run_lanes(by_lane, args, progress, {"GUILAB_REPRODUCE_RUN": run_id, "GUILAB_REPRODUCE_WHY": json.dumps(why)})
-        now = json.loads(mpath.read_text()).get("notebooks", {}) if mpath.exists() else {}
+        codes = _run_lanes(by_lane, args, progress, {"GUILAB_REPRODUCE_RUN": run_id, "GUILAB_REPRODUCE_WHY": json.dumps(why),
+                                                     "GUILAB_REPRODUCE_AHEAD": json.dumps(plan)})
+        cur = json.loads(mpath.read_text()) if mpath.exists() else {}
+        now = cur.get("notebooks", {})
+        ahead = {m: a for m, a in (cur.get("ahead") or {}).items() if a.get("run") == run_id}
         for n in todo:   # each lane's entries as it wrote them; a lane that died leaves its unrun stages failed
             e = now.get(n)
             if e and not e.get("reused") and e.get("run") == run_id:   # written by its lane in this run
@@ -835,14 +903,27 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
                                            "error": f"the {lane_of[n]} lane ended (exit {codes.get(lane_of[n])}) before this stage ran",
                                            "executed": "", "seconds": 0.0}
     else:
+        for m in (json.loads(os.environ.get("GUILAB_REPRODUCE_AHEAD") or "{}").get(lane, []) if lane else []):
+            t_start = time.time()
+            took = build_shared_inputs(p, [m], root, progress, table=LANE_INPUTS)
+            ahead[m] = {"lane": lane, "started": t_start, "ended": time.time(), "seconds": round(time.time() - t_start, 1),
+                        "status": "ok" if m in took else "failed", "what": LANE_INPUTS[m][0], "run": run_id, "params_file": str(params)}
+            save()
         bar = tqdm([n for n in todo], desc="reproduce" + (f" [{lane}]" if lane else ""), unit="notebook", disable=not progress)
         for name in bar:
             nb = nbs[name]
             bar.set_postfix_str(name)
-            last = _eta(prev, [name], params.name)
-            tqdm.write(f"→ {name}: running — {why[name]} (last time {_fmt_s(last)}; all left {eta_text(prev, todo[todo.index(name):], params.name)})")
+            last, est = _eta(prev, [name], params.name), _eta(prev, [name], params.name, why)
+            built = (prev.get(name) or {}).get("built_s") or 0.0
+            tqdm.write(f"→ {name}: running — {why[name]} (last time {_fmt_s(last)}"
+                       + (f", {_fmt_s(built)} of it building caches it should reuse now: ≈ {_fmt_s(est)}" if est is not None and last is not None and est < last else "")
+                       + f"; all left {eta_text(prev, todo[todo.index(name):], params.name, why)})")
             t_start = time.time()
-            r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
+            blog = out / f".builds-{name}.jsonl"; blog.unlink(missing_ok=True)   # what `built_once` builds in this stage (hidden: not an output)
+            os.environ[BUILD_LOG_ENV] = str(blog)
+            try: r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
+            finally: os.environ.pop(BUILD_LOG_ENV, None)
+            r["built_s"] = round(sum(b.get("seconds", 0.0) for b in read_jsonl(blog, missing_ok=True)), 1); blog.unlink(missing_ok=True)
             r["outputs"] = [str(Path(q).relative_to(root)) if Path(q).is_relative_to(root) else q for q in r["outputs"]]   # a clone elsewhere reuses it
             if r.get("modules") is not None:   # the key of record: over the code this run loaded (what the next run compares against)
                 parts[name] = stage_key_parts(nb, p, reported, claims_f, r["modules"]); keys[name] = _stage_key_of(nb, parts[name])
@@ -853,12 +934,13 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
             tqdm.write(f"{'✓' if r['status'] == 'ok' else '✗'} {name} ({r['seconds']} s){': ' + r['error'] if r['error'] else ''}")
             save()   # after every stage: a killed run keeps what it finished
     save()
-    summary = lane_summary(entries, todo)
+    summary = lane_summary(entries, todo, ahead if lane is None else None)
     if lane is None and todo and summary["busy_s"]:
-        plot_lanes(entries, todo, out/"reproduce_lanes")
+        plot_lanes(entries, todo, out/"reproduce_lanes", ahead)
         tqdm.write("lanes: " + "; ".join(f"{ln} {summary[ln]['busy_s'] / 60:.1f} min busy ({len(summary[ln]['stages'])} stages)" for ln in LANES if ln in summary)
                    + f"; wall {summary['wall_s'] / 60:.1f} min, utilisation {summary['utilisation']:.0%}"
-                   + (f"; shared inputs built before the lanes in {_fmt_s(sum(shared.values()))}" if shared else ""))
+                   + (f"; shared inputs built before the lanes in {_fmt_s(sum(shared.values()))}" if shared else "")
+                   + "".join(f"; {a['lane']} lane built {m} ahead in {_fmt_s(a['seconds'])}" for m, a in ahead.items()))
     claim_errors = []
     if gallery and lane is None:
         write_gallery(out, claims=claims)
@@ -871,4 +953,4 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
             tqdm.write(f"✗ {k} claims of notebooks never run into {out} could not be judged (error; see claims.csv)")
     failed = [n for n, r in results.items() if r["status"] != "ok"]
     return {"failed": failed, "results": results, "reused": [n for n in nbs if n not in todo], "manifest": mpath,
-            "claim_errors": claim_errors, "lanes": summary, "shared": shared}
+            "claim_errors": claim_errors, "lanes": summary, "shared": shared, "ahead": ahead}

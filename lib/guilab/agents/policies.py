@@ -20,8 +20,8 @@ _log = logging.getLogger(__name__)
 
 # %% auto #0
 __all__ = ['CHAT_STRIP_TOKENS', 'PolicyError', 'EndpointError', 'render_tool_calls', 'OpenAIChatPolicy', 'left_padding',
-           'processor_size_image', 'PreparedConversation', 'TransformersPolicy', 'BatchingPolicy', 'serve_transformers',
-           'make_policy', 'policy_info']
+           'processor_size_image', 'PreparedConversation', 'TransformersPolicy', 'BatchingPolicy', 'serve_command',
+           'serve_transformers', 'make_policy', 'policy_info']
 
 # %% ../../../nbs/agents/04_policies.ipynb #96ca5e24
 class PolicyError(RuntimeError):
@@ -343,6 +343,35 @@ def _stop_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError): os.killpg(proc.pid, signal.SIGKILL)  # stragglers
 
 @contextlib.contextmanager
+def serve_command(cmd: Sequence[str],       # the server's command line; it serves an OpenAI-compatible API at `base`
+                  base: str,                # "http://host:port" the server listens on
+                  log_path,                 # file the server's output is appended to
+                  env: dict | None = None,  # its environment (default: this process's)
+                  timeout: float = 120.0,   # seconds to wait for `GET base/v1/models` to return 200
+                  name: str = "server",     # how messages name it ("transformers serve", "vllm serve")
+                  poll: float = 0.25,       # seconds between readiness checks
+                 ) -> Iterator[str]:
+    """Start `cmd` in its own process group, yield `base + "/v1"` once `GET /v1/models` returns 200, and kill the whole
+    group on exit, errors included (`serve_transformers` here, `guilab.gpu.serve_vllm` on a GPU). Raises `PolicyError`
+    when the server exits before it is ready or is not ready within `timeout`, with the log's tail."""
+    logf = Path(log_path)
+    with open(logf, "ab") as lf:
+        proc = subprocess.Popen(list(cmd), stdout=lf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                start_new_session=True)
+    try:
+        t0 = time.monotonic()
+        while True:
+            if proc.poll() is not None:
+                raise PolicyError(f"{name} exited with {proc.returncode} before it was ready:\n{_tail(logf)}")
+            if _get(base + "/v1/models")[0] == 200: break
+            if time.monotonic() - t0 > timeout:
+                raise PolicyError(f"{name} not ready after {timeout:.0f}s:\n{_tail(logf)}")
+            time.sleep(poll)
+        _log.info("%s ready at %s after %.1fs (pid %d)", name, base, time.monotonic() - t0, proc.pid)
+        yield base + "/v1"
+    finally: _stop_group(proc)
+
+@contextlib.contextmanager
 def serve_transformers(model_dir,                     # local model folder (a tiny one, or any transformers model)
                        port: int | None = None,       # default: a free port
                        host: str = "127.0.0.1",
@@ -373,24 +402,9 @@ def serve_transformers(model_dir,                     # local model folder (a ti
            "HF_MODULES_CACHE": str(work / "modules"), "PYTHONUNBUFFERED": "1"}
     cmd = [exe, "serve", d, "--host", host, "--port", str(port), "--device", device, "--log-level", "info",
            *(["--trust-remote-code"] if trust_remote_code else []), *extra_args]
-    base = f"http://{host}:{port}"
-    with open(logf, "ab") as lf:
-        proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                                start_new_session=True)
     try:
-        t0 = time.monotonic()
-        while True:
-            if proc.poll() is not None:
-                raise PolicyError(f"transformers serve exited with {proc.returncode} before it was ready:\n{_tail(logf)}")
-            if _get(base + "/v1/models")[0] == 200: break
-            if time.monotonic() - t0 > timeout:
-                raise PolicyError(f"transformers serve not ready after {timeout:.0f}s:\n{_tail(logf)}")
-            time.sleep(0.25)
-        _log.info("transformers serve ready at %s after %.1fs (pid %d)", base, time.monotonic() - t0, proc.pid)
-        yield base + "/v1"
-    finally:
-        _stop_group(proc)
-        shutil.rmtree(work, ignore_errors=True)
+        with serve_command(cmd, f"http://{host}:{port}", logf, env, timeout, "transformers serve") as url: yield url
+    finally: shutil.rmtree(work, ignore_errors=True)
 
 # %% ../../../nbs/agents/04_policies.ipynb #92b134ee
 def make_policy(spec,                      # a Policy, an http(s) endpoint URL, a local model folder, or an endpoint name

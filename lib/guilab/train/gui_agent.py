@@ -10,7 +10,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from ..core import rng, cache_key, atomic_dir, read_jsonl, write_jsonl, code_digest_of
+from ..core import rng, cache_key, stage_folder, read_jsonl, write_jsonl, code_digest_of
 from ..agents.som import SoMAgent, action_lines, som_messages
 from ..stability.utg import states, edge_label
 from ..stability.tasks import build_long_tasks
@@ -316,18 +316,6 @@ def gui_agent_settings(cfg: dict | None = None) -> dict:
 # %% ../../../nbs/train/07_gui_agent.ipynb #71215a4c
 STAGES = ("data", "base", "sft", "grpo", "grpo_stability")
 
-def _stage(root: Path, name: str, key: str, build, progress: bool) -> Path:
-    "The stage's folder: built by `build(tmp) -> dict` (its stage.json) when missing, else reused."
-    f = root / f"{name}-{key}"
-    if (f / "stage.json").is_file(): return f
-    if progress: print(f"gui-agent: {name} → {f}", flush=True)
-    t = time.time()
-    with atomic_dir(f) as tmp:
-        rec = build(tmp) or {}
-        shutil.rmtree(str(tmp) + ".work", ignore_errors=True)   # trl's output_dir beside the model
-        (tmp / "stage.json").write_text(json.dumps({"stage": name, "key": key, "seconds": time.time() - t, **rec}, default=str))
-    return f
-
 def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agent_settings`)
                   G: nx.DiGraph,             # the app's UTG (the simulator)
                   test_tasks: list[dict],    # every task the agent will be evaluated on: their goals are held out
@@ -362,7 +350,7 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
         write_jsonl(tmp / "tasks.jsonl", tr); write_jsonl(tmp / "episodes.jsonl", eps)
         return {"tasks": len(tr), "held_out_tasks": k, "episodes": len(eps), "teacher_success": float(np.mean([e["success"] for e in eps])),
                 "examples": sum(len(e["examples"]) for e in eps if not e["held_out"]), "held_out_goals": len(excl)}
-    folders["data"] = _stage(root, "data", keys["data"], build_data, progress)
+    folders["data"] = stage_folder(root, "data", keys["data"], build_data, "gui-agent" if progress else "")
     def done():
         out["folders"] = folders
         out["stages"] = {k: json.loads((f / "stage.json").read_text()) for k, f in folders.items()}
@@ -375,7 +363,7 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     def build_base(tmp):
         build_agent_base(tmp, train_ex, seed=int(b["seed"]), n_corpus=int(b["n_corpus"]),
                          **{k: int(v) for k, v in b.items() if k not in ("seed", "n_corpus")})
-    folders["base"] = _stage(root, "base", keys["base"], build_base, progress)
+    folders["base"] = stage_folder(root, "base", keys["base"], build_base, "gui-agent" if progress else "")
     out["models"]["base"] = folders["base"]
     if last < 2: return done()
     s = S["sft"]
@@ -386,7 +374,7 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
         r = train_gui_sft(folders["base"], train_ex + extra, tmp, max_steps=int(s["max_steps"]), batch=int(s["batch"]), lr=float(s["lr"]),
                           held_out=ho, eval_every=int(s["eval_every"]), until=s["until"])
         return {"train_seconds": r["seconds"], "held_out_exact": r["held_out"], "loss": [(l["step"], l["loss"]) for l in r["log"] if "loss" in l]}
-    folders["sft"] = _stage(root, "sft", keys["sft"], build_sft, progress); out["models"]["sft"] = folders["sft"]
+    folders["sft"] = stage_folder(root, "sft", keys["sft"], build_sft, "gui-agent" if progress else ""); out["models"]["sft"] = folders["sft"]
     tasks = [t for t in read_jsonl(folders["data"] / "tasks.jsonl")]
     for name, lam in (("grpo", 0.0), ("grpo_stability", float(S["grpo"]["stability_weight"]))):
         if STAGES.index(name) > last: break
@@ -396,5 +384,5 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
                                lr=float(q["lr"]), temperature=float(q["temperature"]), budget=int(q["budget"]), stability=lam,
                                seed=int(q["seed"]), progress=progress)
             return {"train_seconds": r["seconds"], "curve": r["curve"], "stability": lam}
-        folders[name] = _stage(root, name, keys[name], build_grpo, progress); out["models"][name] = folders[name]
+        folders[name] = stage_folder(root, name, keys[name], build_grpo, "gui-agent" if progress else ""); out["models"][name] = folders[name]
     return done()

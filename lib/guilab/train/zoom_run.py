@@ -5,13 +5,13 @@ SFT, GRPO; each stage in its own folder, keyed by its settings, the stage before
 
 # %% ../../../nbs/train/04d_zoom_run.ipynb #6348f58b
 from __future__ import annotations
-import json, shutil, time
+import json
 from pathlib import Path
 
-from ..core import atomic_dir, cache_key, write_jsonl, read_jsonl, code_digest_of
+from ..core import stage_folder, cache_key, write_jsonl, read_jsonl, code_digest_of
 
 # %% auto #0
-__all__ = ['STAGE_ROOTS', 'ZOOM_OCR_DEFAULTS', 'modules_digest', 'zoom_ocr_settings', 'zoom_ocr_run']
+__all__ = ['STAGE_ROOTS', 'ZOOM_OCR_DEFAULTS', 'modules_digest', 'zoom_ocr_settings', 'zoom_ocr_run', 'zoom_ocr_setup']
 
 # %% ../../../nbs/train/04d_zoom_run.ipynb #cf38d798
 STAGE_ROOTS = ("guilab.train.zoom_run",)   # the recipe's entry module: a stage's key covers it and every guilab module it imports
@@ -54,18 +54,6 @@ def _text_targets(n, seed, per_image):
     ss, ims = synthetic_gui(int(n), seed=int(seed), per_image=int(per_image))
     return [s for s in ss if s.ui_type == "text"], ims
 
-def _stage(root: Path, name: str, key: str, build, progress: bool) -> Path:
-    "The stage's folder: built by `build(tmp) -> dict` (its stage.json) when missing, else reused."
-    f = root / f"{name}-{key}"
-    if (f / "stage.json").is_file(): return f
-    if progress: print(f"zoom-ocr: {name} → {f}", flush=True)
-    t = time.time()
-    with atomic_dir(f) as tmp:
-        rec = build(tmp) or {}
-        shutil.rmtree(str(tmp) + ".work", ignore_errors=True)   # trl's output_dir beside the model
-        (tmp / "stage.json").write_text(json.dumps({"stage": name, "key": key, "seconds": time.time() - t, **rec}, default=str))
-    return f
-
 def zoom_ocr_run(cfg: dict | None,              # settings per stage (see `zoom_ocr_settings`)
                  runs_dir,                      # stages go to <runs_dir>/zoom-ocr/
                  seed: int = 0,                 # seed of every stage (data and GRPO draw their own targets by their `seed`)
@@ -92,7 +80,7 @@ def zoom_ocr_run(cfg: dict | None,              # settings per stage (see `zoom_
                                      workers=int(d["workers"]), progress=progress)
         write_jsonl(tmp / "episodes.jsonl", eps)
         return {"episodes": len(eps), "samples": len(samples), "held_out_samples": len(hold_ids)}
-    folders["data"] = _stage(root, "data", keys["data"], build_data, progress)
+    folders["data"] = stage_folder(root, "data", keys["data"], build_data, "zoom-ocr" if progress else "")
     eps = Z.with_system(read_jsonl(folders["data"] / "episodes.jsonl"))
     train = [e for e in eps if e["id"] not in hold_ids]; hold = [e for e in eps if e["id"] in hold_ids]
     out = {"settings": S, "folders": folders, "models": {}, "stages": {}, "train_samples": [s for s in samples if s.id not in hold_ids]}
@@ -105,7 +93,7 @@ def zoom_ocr_run(cfg: dict | None,              # settings per stage (see `zoom_
     def build_base(tmp):
         Z.build_ocr_policy_base(tmp, train, seed=int(b["seed"]), n_corpus=int(b["n_corpus"]))
         return {"corpus_chats": min(int(b["n_corpus"]), len(train))}
-    folders["base"] = _stage(root, "base", keys["base"], build_base, progress)
+    folders["base"] = stage_folder(root, "base", keys["base"], build_base, "zoom-ocr" if progress else "")
     out["models"]["base"] = folders["base"]
     if last < 2: return done()
 
@@ -116,7 +104,7 @@ def zoom_ocr_run(cfg: dict | None,              # settings per stage (see `zoom_
         r = Z.train_ocr_sft(folders["base"], ex, tmp, max_steps=int(w["max_steps"]), batch=int(w["batch"]), lr=float(w["lr"]),
                             held_out=ho or None, eval_every=int(w["eval_every"]), until=w["until"])
         return {"train_seconds": r["seconds"], "log": r["log"], "held_out": r["held_out"], "examples": len(ex)}
-    folders["warmup"] = _stage(root, "warmup", keys["warmup"], build_warmup, progress)
+    folders["warmup"] = stage_folder(root, "warmup", keys["warmup"], build_warmup, "zoom-ocr" if progress else "")
     out["models"]["warmup"] = folders["warmup"]
     if last < 3: return done()
 
@@ -125,7 +113,7 @@ def zoom_ocr_run(cfg: dict | None,              # settings per stage (see `zoom_
         ex = Z.augmented_examples(train, copies=int(sf["copies"]), seed=seed + 1)
         r = Z.train_ocr_sft(folders["warmup"], ex, tmp, max_steps=int(sf["max_steps"]), batch=int(sf["batch"]), lr=float(sf["lr"]))
         return {"train_seconds": r["seconds"], "log": r["log"], "examples": len(ex)}
-    folders["sft"] = _stage(root, "sft", keys["sft"], build_sft, progress)
+    folders["sft"] = stage_folder(root, "sft", keys["sft"], build_sft, "zoom-ocr" if progress else "")
     out["models"]["sft"] = folders["sft"]
     if last < 4: return done()
 
@@ -138,6 +126,17 @@ def zoom_ocr_run(cfg: dict | None,              # settings per stage (see `zoom_
                              beta=float(g["beta"]), p_no_zoom=float(g["p_no_zoom"]), seed=seed,
                              turn_filter=g["turn_filter"], entropy_min=float(g["entropy_min"]))
         return {"train_seconds": r["seconds"], "log": r["log"], "rollouts": r["rollouts"]}
-    folders["grpo"] = _stage(root, "grpo", keys["grpo"], build_grpo, progress)
+    folders["grpo"] = stage_folder(root, "grpo", keys["grpo"], build_grpo, "zoom-ocr" if progress else "")
     out["models"]["grpo"] = folders["grpo"]
     return done()
+
+# %% ../../../nbs/train/04d_zoom_run.ipynb #07915e86
+def zoom_ocr_setup(P: dict,               # loaded params (guilab.core.load_params): `train.zoom_ocr`, `train.runs_dir`, `seed`
+                   progress: bool = True,
+                  ) -> dict:
+    """`zoom_ocr_run` with the params a reproduction run uses (the call `nbs/repro/lbs_grpo_zoom.ipynb` makes), so
+    `guilab reproduce` can train the policy in its cpu lane ahead of the browser-lane stage that evaluates it
+    (`guilab.reproduce.LANE_INPUTS`); returns what `zoom_ocr_run` returns. Relative `runs_dir` paths are from the
+    current directory."""
+    T = P["train"]
+    return zoom_ocr_run(T.get("zoom_ocr"), T["runs_dir"], seed=int(P.get("seed", 0)), progress=progress)
