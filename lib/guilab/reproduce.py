@@ -15,10 +15,10 @@ from .core import (atomic_write, cache_key, code_digest, file_digest, git_commit
 __all__ = ['LOADED_TAG', 'STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'LANES', 'SHARED_INPUTS',
            'LANE_INPUTS', 'LANE_ENV', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell',
            'no_parameters_message', 'run_notebook', 'clean_on_save', 'load_gallery', 'stages_commit_text',
-           'split_wide_tables', 'write_gallery', 'readme_claims_block', 'update_readme_claims', 'notebook_lane',
-           'lane_summary', 'main_job_rows', 'plot_lanes', 'notebook_modules', 'module_digests', 'stage_key_parts',
-           'stage_key', 'why_run', 'caches_reused', 'eta_text', 'lane_inputs', 'stage_modules', 'shared_inputs',
-           'build_shared_inputs', 'lane_env', 'reproduce']
+           'split_wide_tables', 'break_intervals', 'write_gallery', 'readme_claims_block', 'update_readme_claims',
+           'notebook_lane', 'lane_summary', 'main_job_rows', 'plot_lanes', 'notebook_modules', 'module_digests',
+           'stage_key_parts', 'stage_key', 'why_run', 'caches_reused', 'eta_text', 'lane_inputs', 'stage_modules',
+           'shared_inputs', 'build_shared_inputs', 'lane_env', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -259,12 +259,20 @@ def split_wide_tables(md: str,            # markdown text holding pipe tables
             out += ["| " + " | ".join(r[k] for k in cols) + " |" for r in body]
     return "\n".join(out)
 
+def break_intervals(html_text: str) -> str:
+    """Table cells that hold a number and its interval ("88.38 [87.00, 89.78] *") shown on two lines, the number above
+    its interval (`<br>` before the bracket), so that a table of many such columns fits the window (cells do not wrap
+    otherwise: `td{white-space:nowrap}`); a remark in parentheses after the interval ("(degenerate: no spread)") goes
+    on a third line. Other cells are left as they are."""
+    html_text = re.sub(r"(<td[^>]*>)(-?[\d.,]+ ?%?) (\[[^\]<]*\][^<]*)</td>", r"\1\2<br>\3</td>", html_text)
+    return re.sub(r"(<br>\[[^\]<]*\][^<(]*?) (\([^<]*\))</td>", r"\1<br>\2</td>", html_text)
+
 def _html_artefact(out: Path, a: str) -> str:
     import html, mistune
     q, esc = out/a, html.escape(a)
     if q.suffix in (".png", ".svg", ".jpg"): return f'<figure><a href="{esc}"><img src="{esc}" alt="{esc}" loading="lazy"></a><figcaption>{esc}</figcaption></figure>'
     if q.suffix == ".md":
-        body = mistune.create_markdown(plugins=["table"], escape=True)(split_wide_tables(q.read_text(encoding="utf-8")))
+        body = break_intervals(mistune.create_markdown(plugins=["table"], escape=True)(split_wide_tables(q.read_text(encoding="utf-8"))))
         csv = q.with_suffix(".csv")
         links = f'<a href="{esc}">{esc}</a>' + (f' · <a href="{html.escape(str(csv.relative_to(out)))}">CSV</a> (whole)' if csv.is_file() else "")
         return f'<details open><summary>{links}</summary><div class="md" data-src="{esc}">{body}</div></details>'
