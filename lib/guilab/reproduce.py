@@ -502,16 +502,11 @@ def lane_summary(entries: dict,         # manifest "notebooks" entries (those wi
     and ahead-build times, wall = first start to last end over all lanes, utilisation = busy / (wall × number of lanes
     used). Stages without times (reused, or from before lanes) are left out."""
     by = {}
-    for m, a in (ahead or {}).items():
-        if a.get("started") is None or a.get("ended") is None: continue
-        d = by.setdefault(a.get("lane", "cpu"), {"stages": [], "inputs": [], "busy_s": 0.0, "start": a["started"], "end": a["ended"]})
-        d["inputs"].append(m); d["busy_s"] += a["ended"] - a["started"]
-        d["start"], d["end"] = min(d["start"], a["started"]), max(d["end"], a["ended"])
-    for n in names:
-        e = entries.get(n) or {}
+    spans = [("inputs", m, a) for m, a in (ahead or {}).items()] + [("stages", n, entries.get(n) or {}) for n in names]
+    for kind, name, e in spans:
         if e.get("reused") or e.get("started") is None or e.get("ended") is None: continue
         d = by.setdefault(e.get("lane", "cpu"), {"stages": [], "inputs": [], "busy_s": 0.0, "start": e["started"], "end": e["ended"]})
-        d["stages"].append(n); d["busy_s"] += e["ended"] - e["started"]
+        d[kind].append(name); d["busy_s"] += e["ended"] - e["started"]
         d["start"], d["end"] = min(d["start"], e["started"]), max(d["end"], e["ended"])
     if not by: return {"wall_s": 0.0, "busy_s": 0.0, "utilisation": math.nan}
     wall = max(d["end"] for d in by.values()) - min(d["start"] for d in by.values())
@@ -855,14 +850,12 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     old_ahead = old.get("ahead") or {}
     if lane is None:
         eta = eta_text(prev, todo, params.name, why)
-        def ahead_s(ln):   # last build time of the lane's ahead inputs (0 when none; None when one was never timed)
-            s = [(old_ahead.get(m) or {}).get("seconds") if Path((old_ahead.get(m) or {}).get("params_file", "")).name == params.name else None
-                 for m in plan.get(ln, [])]
-            return None if None in s else float(sum(s))
+        ahead_s = {ln: _eta(old_ahead, plan.get(ln, []), params.name) for ln in by_lane}   # the lane's ahead builds, last time (0: none)
         per = "; ".join(f"{ln}: {len(v)} stages, {eta_text(prev, v, params.name, why)}"
-                        + "".join(f" + {LANE_INPUTS[m][0].split(' (')[0]} built ahead ({_fmt_s(ahead_s(ln))} last time)" for m in plan.get(ln, []))
+                        + "".join(f" + {LANE_INPUTS[m][0].split(' (')[0]} built ahead ({_fmt_s(_eta(old_ahead, [m], params.name))} last time)"
+                                  for m in plan.get(ln, []))
                         for ln, v in by_lane.items())
-        lane_eta = [None if _eta(prev, v, params.name, why) is None or ahead_s(ln) is None else _eta(prev, v, params.name, why) + ahead_s(ln)
+        lane_eta = [None if (t := _eta(prev, v, params.name, why)) is None or ahead_s[ln] is None else t + ahead_s[ln]
                     for ln, v in by_lane.items()]
         if lane_eta and None not in lane_eta: per += f"; wall ≈ {_fmt_s(max(lane_eta))}"   # the longer lane, when every stage was timed
         tqdm.write(f"reproduce: {len(todo)} of {len(nbs)} notebooks to run, {len(nbs) - len(todo)} reused; "
@@ -914,7 +907,8 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         for m in (json.loads(os.environ.get("GUILAB_REPRODUCE_AHEAD") or "{}").get(lane, []) if lane else []):
             t_start = time.time()
             took = build_shared_inputs(p, [m], root, progress, table=LANE_INPUTS)
-            ahead[m] = {"lane": lane, "started": t_start, "ended": time.time(), "seconds": round(time.time() - t_start, 1),
+            t_end = time.time()
+            ahead[m] = {"lane": lane, "started": t_start, "ended": t_end, "seconds": round(t_end - t_start, 1),
                         "status": "ok" if m in took else "failed", "what": LANE_INPUTS[m][0], "run": run_id, "params_file": str(params)}
             save()
         bar = tqdm([n for n in todo], desc="reproduce" + (f" [{lane}]" if lane else ""), unit="notebook", disable=not progress)
