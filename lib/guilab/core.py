@@ -496,8 +496,8 @@ def stage_folder(root: str | os.PathLike,  # the run's folder: stages go to <roo
     """A training stage's folder `<root>/<name>-<key>`: built once by `build` when missing (`built_once`: across
     processes, so two lanes that need one model train it once), else reused. Its `stage.json` records
     `{"stage", "key", "seconds", **build's dict}`; the `<tmp>.work` folder trl writes beside a model is removed."""
-    t = time.time()
     def _build(tmp):
+        t = time.time()   # from the start of the build, after `built_once` holds the lock (a wait is not training time)
         rec = build(tmp) or {}
         shutil.rmtree(str(tmp) + ".work", ignore_errors=True)   # trl's output_dir beside the model
         (tmp / "stage.json").write_text(json.dumps({"stage": name, "key": key, "seconds": time.time() - t, **rec}, default=str))

@@ -4,8 +4,9 @@
 
 # %% ../../../nbs/grounding/05_ocr.ipynb #f833315a
 from __future__ import annotations
-import difflib, hashlib, math, re, shutil, threading
+import difflib, hashlib, math, os, re, shutil, threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -18,10 +19,11 @@ from .zoom import (ORIGINAL_NAME, ChatAgent, CropAction, ZoomSession, mirror_cro
                                    FORMAT_RETRIES)
 
 # %% auto #0
-__all__ = ['TESSERACT', 'CACHE_SIZE', 'STOPWORDS', 'VIEW_PIXELS', 'OCRUnavailable', 'Token', 'ocr_tokens', 'group_lines',
-           'instruction_phrases', 'Match', 'find_phrase', 'ocr_grounder', 'view_scale', 'OCRPolicy', 'OCRZoomPolicy',
-           'layout_cut', 'widget_side', 'beside_blob', 'label_box', 'OCRLayoutPolicy', 'OCRLayoutZoomPolicy',
-           'OCRAgent', 'ocr_agent', 'ocr_single_agent', 'ocr_zoom_agent', 'ocr_layout_agent', 'ocr_layout_zoom_agent']
+__all__ = ['TESSERACT', 'TESSERACT_ENV', 'CACHE_SIZE', 'STOPWORDS', 'VIEW_PIXELS', 'OCRUnavailable', 'Token', 'TesseractEnv',
+           'ocr_tokens', 'group_lines', 'instruction_phrases', 'Match', 'find_phrase', 'ocr_grounder', 'view_scale',
+           'OCRPolicy', 'OCRZoomPolicy', 'layout_cut', 'widget_side', 'beside_blob', 'label_box', 'OCRLayoutPolicy',
+           'OCRLayoutZoomPolicy', 'OCRAgent', 'ocr_agent', 'ocr_single_agent', 'ocr_zoom_agent', 'ocr_layout_agent',
+           'ocr_layout_zoom_agent']
 
 # %% ../../../nbs/grounding/05_ocr.ipynb #282e4b11
 TESSERACT = shutil.which("tesseract") or "/usr/bin/tesseract"
@@ -43,7 +45,24 @@ def _pytesseract():
     if not shutil.which(TESSERACT) and not __import__("os").path.isfile(TESSERACT):
         raise OCRUnavailable(f"tesseract binary not found ({TESSERACT}); install tesseract-ocr (apt) — `make setup` does")
     pytesseract.pytesseract.tesseract_cmd = TESSERACT
+    pytesseract.pytesseract.environ = TesseractEnv()   # the environment of each tesseract process (pytesseract's module global)
     return pytesseract
+
+TESSERACT_ENV = {"OMP_THREAD_LIMIT": "1"}   # given to each tesseract process unless this process's environment sets it
+
+class TesseractEnv(Mapping):
+    """The environment each tesseract process starts with: `os.environ` as it is at that moment, plus `TESSERACT_ENV`
+    for the keys it does not set. Why: Debian's tesseract 5.3 is built with OpenMP and by default runs several threads
+    per page; our evaluations already read two images at once (`grounding.workers`), so two tesseract processes with
+    two threads each shared two cores. Measured 2026-12-05 on this 2-core machine (16 pages of 1920×1080 text, psm 11,
+    two at a time): 36.5 s with the default (42.7 s user, 28.0 s in the kernel), 26.9 s under the lanes'
+    `OMP_WAIT_POLICY=PASSIVE`, 7.8 s with one thread per process (14.9 s user, 1.2 s kernel), and the words and boxes
+    read were byte-identical. Only the tesseract processes get the limit: setting it in this process's environment
+    would also cap torch's OpenMP threads (and so change the order in which training sums its floats)."""
+    def _env(self) -> dict: return {**TESSERACT_ENV, **os.environ}
+    def __getitem__(self, k): return self._env()[k]
+    def __iter__(self): return iter(self._env())
+    def __len__(self): return len(self._env())
 
 _CACHE: "OrderedDict[tuple, list]" = OrderedDict()
 _CACHE_LOCK = threading.Lock()
