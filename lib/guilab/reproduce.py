@@ -17,8 +17,8 @@ __all__ = ['LOADED_TAG', 'STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 
            'no_parameters_message', 'run_notebook', 'clean_on_save', 'load_gallery', 'stages_commit_text',
            'split_wide_tables', 'break_intervals', 'write_gallery', 'readme_claims_block', 'update_readme_claims',
            'notebook_lane', 'lane_summary', 'main_job_rows', 'plot_lanes', 'notebook_modules', 'module_digests',
-           'stage_key_parts', 'stage_key', 'why_run', 'caches_reused', 'eta_text', 'lane_inputs', 'stage_modules',
-           'shared_inputs', 'build_shared_inputs', 'lane_env', 'reproduce']
+           'stage_key_parts', 'stage_key', 'why_run', 'caches_reused', 'caches_present', 'eta_text', 'lane_inputs',
+           'stage_modules', 'shared_inputs', 'build_shared_inputs', 'lane_env', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -668,6 +668,22 @@ def caches_reused(why: str) -> bool:
         return not any(w.split(" (")[0] in ("params", "files") for w in why[len("changed: "):].split(", "))
     return why.startswith(("an output is missing", "its last run wrote nothing", "--force"))
 
+def caches_present(p: dict,     # the loaded params
+                   root: Path,  # the project root (relative `runs_dir`s are under it)
+                  ) -> bool:
+    """Whether any `runs_dir` the params name (at any depth) exists under `root`. A fresh clone has none: no stage can
+    reuse a cache there, so its estimate keeps the time its last run spent building them (`_eta` without `why`)."""
+    found = []
+    def walk(d):
+        if isinstance(d, dict):
+            for k, v in d.items():
+                if k == "runs_dir" and isinstance(v, str): found.append(v)
+                else: walk(v)
+        elif isinstance(d, list):
+            for v in d: walk(v)
+    walk(p)
+    return any((Path(root) / d).is_dir() for d in found)
+
 def _eta(entries: dict, names: list[str], params_name: str, why: dict | None = None) -> float | None:
     """Seconds the named stages took last time with the same params file (None when any is unknown), less the time
     they spent building caches (`built_s`) for those whose reason to run (`why`) lets them reuse them (`caches_reused`)."""
@@ -849,6 +865,8 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     keys = {n: _stage_key_of(nb, parts[n]) for n, nb in nbs.items()}
     given = json.loads(os.environ.get("GUILAB_REPRODUCE_WHY") or "{}") if lane else {}   # a lane runs what its parent chose
     why = {n: given.get(n) or ("--force" if force else why_run(prev.get(n), keys[n], parts[n], hashes, root)) for n in nbs}
+    fresh = os.environ.get("GUILAB_REPRODUCE_FRESH") == "1" if lane else not caches_present(p, root)   # nothing cached here yet
+    est_why = None if fresh else why   # the estimates leave out cache builds only where caches can exist
     todo = [n for n in nbs if why[n]]
     by_lane = {ln: [n for n in todo if lane_of[n] == ln] for ln in LANES}
     by_lane = {ln: v for ln, v in by_lane.items() if v}
@@ -857,13 +875,13 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     plan = lane_inputs(by_lane, modules_of) if split else {}   # lane -> LANE_INPUTS it builds before its stages
     old_ahead = old.get("ahead") or {}
     if lane is None:
-        eta = eta_text(prev, todo, params.name, why)
+        eta = eta_text(prev, todo, params.name, est_why)
         ahead_s = {ln: _eta(old_ahead, plan.get(ln, []), params.name) for ln in by_lane}   # the lane's ahead builds, last time (0: none)
-        per = "; ".join(f"{ln}: {len(v)} stages, {eta_text(prev, v, params.name, why)}"
+        per = "; ".join(f"{ln}: {len(v)} stages, {eta_text(prev, v, params.name, est_why)}"
                         + "".join(f" + {LANE_INPUTS[m][0].split(' (')[0]} built ahead ({_fmt_s(_eta(old_ahead, [m], params.name))} last time)"
                                   for m in plan.get(ln, []))
                         for ln, v in by_lane.items())
-        lane_eta = [None if (t := _eta(prev, v, params.name, why)) is None or ahead_s[ln] is None else t + ahead_s[ln]
+        lane_eta = [None if (t := _eta(prev, v, params.name, est_why)) is None or ahead_s[ln] is None else t + ahead_s[ln]
                     for ln, v in by_lane.items()]
         if lane_eta and None not in lane_eta: per += f"; wall ≈ {_fmt_s(max(lane_eta))}"   # the longer lane, when every stage was timed
         tqdm.write(f"reproduce: {len(todo)} of {len(nbs)} notebooks to run, {len(nbs) - len(todo)} reused; "
@@ -898,7 +916,8 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
                 *(["--notebooks", str(notebooks)] if notebooks else []), *(["--force"] if force else []),
                 *(["--claims", str(claims_f)] if claims else [])]
         codes = _run_lanes(by_lane, args, progress, {"GUILAB_REPRODUCE_RUN": run_id, "GUILAB_REPRODUCE_WHY": json.dumps(why),
-                                                     "GUILAB_REPRODUCE_AHEAD": json.dumps(plan)})
+                                                     "GUILAB_REPRODUCE_AHEAD": json.dumps(plan),
+                                                     "GUILAB_REPRODUCE_FRESH": "1" if fresh else "0"})
         cur = json.loads(mpath.read_text()) if mpath.exists() else {}
         now = cur.get("notebooks", {})
         ahead = {m: a for m, a in (cur.get("ahead") or {}).items() if a.get("run") == run_id}
@@ -923,11 +942,11 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
         for name in bar:
             nb = nbs[name]
             bar.set_postfix_str(name)
-            last, est = _eta(prev, [name], params.name), _eta(prev, [name], params.name, why)
+            last, est = _eta(prev, [name], params.name), _eta(prev, [name], params.name, est_why)
             built = (prev.get(name) or {}).get("built_s") or 0.0
             tqdm.write(f"→ {name}: running — {why[name]} (last time {_fmt_s(last)}"
                        + (f", {_fmt_s(built)} of it building caches it should reuse now: ≈ {_fmt_s(est)}" if est is not None and last is not None and est < last else "")
-                       + f"; all left {eta_text(prev, todo[todo.index(name):], params.name, why)})")
+                       + f"; all left {eta_text(prev, todo[todo.index(name):], params.name, est_why)})")
             t_start = time.time()
             blog = out / f".builds-{name}.jsonl"; blog.unlink(missing_ok=True)   # what `built_once` builds in this stage (hidden: not an output)
             os.environ[BUILD_LOG_ENV] = str(blog)

@@ -12,7 +12,7 @@ from ..grounding.zoom import ORIGINAL_NAME, ZoomSession
 from .harness import benchmark
 
 # %% auto #0
-__all__ = ['zoom_crop_4k']
+__all__ = ['zoom_crop_4k', 'ocr_pages']
 
 # %% ../../../nbs/perf/grounding.ipynb #e28b7f53
 @benchmark("grounding.zoom", unit="crops/s", goal=">= 5", name="zoom_crop_4k")
@@ -27,3 +27,36 @@ def zoom_crop_4k(quick: bool = False,  # small workload
         s = ZoomSession(img)
         s.crop(ORIGINAL_NAME, 250 + k, 250, 500 + k, 500)
     return n / (time.perf_counter() - t)
+
+# %% ../../../nbs/perf/grounding.ipynb #c41d0e7a0002
+@benchmark("grounding.ocr", unit="pages/s", name="ocr_pages")
+def ocr_pages(quick: bool = False,  # 4 pages instead of 16
+             ) -> list[dict]:
+    "Pages per second read by `ocr_tokens` two at a time, one tesseract thread per process (default) and tesseract's own default."
+    import os, random
+    from concurrent.futures import ThreadPoolExecutor
+    from PIL import ImageFont
+    import matplotlib
+    from guilab.grounding.ocr import ocr_tokens
+    g = random.Random(0)
+    words = "File Edit View Run Kernel Tabs Settings Help Launcher Notebook Console Terminal Untitled Markdown Code Save".split()
+    font = ImageFont.truetype(os.path.join(matplotlib.get_data_path(), "fonts/ttf/DejaVuSans.ttf"), 14)
+    pages = []
+    for _ in range(4 if quick else 16):
+        im = Image.new("RGB", (1920, 1080), "white"); d = ImageDraw.Draw(im)
+        for _ in range(120): d.text((g.randint(0, 1800), g.randint(0, 1060)), " ".join(g.choices(words, k=3)), fill="black", font=font)
+        pages.append(im)
+    rows, read, old = [], {}, os.environ.get("OMP_THREAD_LIMIT")
+    # tesseract's default is OpenMP's: one thread per core. A limit in this process's environment wins over TesseractEnv's
+    # (and is read at each tesseract start); it is put back after.
+    for label, limit in (("one thread per tesseract", "1"), ("tesseract default threads", str(os.cpu_count() or 1))):
+        os.environ["OMP_THREAD_LIMIT"] = limit
+        try:
+            t = time.perf_counter()
+            with ThreadPoolExecutor(2) as ex: read[label] = [[(w.text, w.box) for w in r] for r in ex.map(lambda im: ocr_tokens(im, cache=False), pages)]
+            rows.append({"name": f"ocr_pages ({label})", "value": len(pages) / (time.perf_counter() - t), "unit": "pages/s", "goal": ""})
+        finally:
+            if old is None: os.environ.pop("OMP_THREAD_LIMIT", None)
+            else: os.environ["OMP_THREAD_LIMIT"] = old
+    if len(set(map(str, read.values()))) != 1: raise RuntimeError("ocr_pages: one thread per tesseract read other words than the default")
+    return rows
