@@ -37,7 +37,7 @@ def ocr_pages(quick: bool = False,  # 4 pages instead of 16
     from concurrent.futures import ThreadPoolExecutor
     from PIL import ImageFont
     import matplotlib
-    from guilab.grounding.ocr import ocr_tokens
+    from guilab.grounding import ocr
     g = random.Random(0)
     words = "File Edit View Run Kernel Tabs Settings Help Launcher Notebook Console Terminal Untitled Markdown Code Save".split()
     font = ImageFont.truetype(os.path.join(matplotlib.get_data_path(), "fonts/ttf/DejaVuSans.ttf"), 14)
@@ -46,17 +46,15 @@ def ocr_pages(quick: bool = False,  # 4 pages instead of 16
         im = Image.new("RGB", (1920, 1080), "white"); d = ImageDraw.Draw(im)
         for _ in range(120): d.text((g.randint(0, 1800), g.randint(0, 1060)), " ".join(g.choices(words, k=3)), fill="black", font=font)
         pages.append(im)
-    rows, read, old = [], {}, os.environ.get("OMP_THREAD_LIMIT")
-    # tesseract's default is OpenMP's: one thread per core. A limit in this process's environment wins over TesseractEnv's
-    # (and is read at each tesseract start); it is put back after.
-    for label, limit in (("one thread per tesseract", "1"), ("tesseract default threads", str(os.cpu_count() or 1))):
-        os.environ["OMP_THREAD_LIMIT"] = limit
+    rows, read, kept = [], {}, dict(ocr.TESSERACT_ENV)
+    # the second setting gives tesseract no limit (its default, OpenMP's: one thread per core) by emptying the module's
+    # TESSERACT_ENV for a moment; this process's own environment is never touched (torch would read it)
+    for label, extra in (("one thread per tesseract", kept), ("tesseract default threads", {})):
+        ocr.TESSERACT_ENV.clear(); ocr.TESSERACT_ENV.update(extra)
         try:
             t = time.perf_counter()
-            with ThreadPoolExecutor(2) as ex: read[label] = [[(w.text, w.box) for w in r] for r in ex.map(lambda im: ocr_tokens(im, cache=False), pages)]
+            with ThreadPoolExecutor(2) as ex: read[label] = [[(w.text, w.box) for w in r] for r in ex.map(lambda im: ocr.ocr_tokens(im, cache=False), pages)]
             rows.append({"name": f"ocr_pages ({label})", "value": len(pages) / (time.perf_counter() - t), "unit": "pages/s", "goal": ""})
-        finally:
-            if old is None: os.environ.pop("OMP_THREAD_LIMIT", None)
-            else: os.environ["OMP_THREAD_LIMIT"] = old
+        finally: ocr.TESSERACT_ENV.clear(); ocr.TESSERACT_ENV.update(kept)
     if len(set(map(str, read.values()))) != 1: raise RuntimeError("ocr_pages: one thread per tesseract read other words than the default")
     return rows
