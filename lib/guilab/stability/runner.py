@@ -17,9 +17,9 @@ from ..core import read_jsonl, write_jsonl, StabilityTrajectory, rng, cache_key
 from .utg import offered_keys, signature, states, edge_label
 
 # %% auto #0
-__all__ = ['V_OUT', 'VIDEO_MARK', 'VIDEO_MARK_JS', 'CONDITIONS', 'align', 'UTGEnv', 'trajectory_record', 'run_utg',
-           'video_frames', 'marker_onset', 'video_duration', 'cut_clip', 'OnlineEnv', 'run_online', 'GraceBench',
-           'run_grace_suite']
+__all__ = ['V_OUT', 'VIDEO_MARKS', 'VIDEO_MARK_JS', 'CONDITIONS', 'align', 'UTGEnv', 'trajectory_record', 'run_utg',
+           'video_frames', 'marker_onset', 'sync_start', 'video_duration', 'cut_clip', 'OnlineEnv', 'run_online',
+           'GraceBench', 'run_grace_suite']
 
 # %% ../../../nbs/stability/06_runner.ipynb #b01d143a
 V_OUT = "v_out"
@@ -148,20 +148,24 @@ def run_utg(env: UTGEnv,       # the replay env (its `max_steps` is the budget)
     return trajectory_record(model, task, condition, sts, acts, stopped, mode="utg", format_errors=ep["format_errors"])
 
 # %% ../../../nbs/stability/06_runner.ipynb #2f4e0021
-VIDEO_MARK = (255, 0, 255)   # the sync marker's colour (RGB)
+VIDEO_MARKS = ((255, 0, 255), (0, 255, 255), (255, 255, 0))   # the sync marker's colours (RGB), shown in this order
 
-VIDEO_MARK_JS = """async () => {   // the sync marker on the blank page; resolves with its wall time (ms, epoch)
+VIDEO_MARK_JS = """async (marks) => {   // the sync marker on the blank page; resolves with each colour's wall time (ms, epoch)
   const d = document.documentElement, frame = () => new Promise(r => requestAnimationFrame(r));
-  d.style.background = 'rgb(0, 0, 0)';
-  const t0 = performance.now();   // black frames first (at least 3 and 400 ms: a loaded machine's screencast starts late),
-  for (let i = 0; i < 3 || performance.now() - t0 < 400; i++) await frame();   // so the video starts before the marker
-  const t = await new Promise(r => requestAnimationFrame(ts => {
-    d.style.background = 'rgb(255, 0, 255)'; r(performance.timeOrigin + ts); }));
   const dot = document.createElement('div'); dot.style.cssText = 'position:fixed;left:0;top:0;width:2px;height:2px';
   (document.body || d).appendChild(dot);
-  for (let i = 0; i < 8; i++) { dot.style.background = i % 2 ? '#000' : '#fff'; await frame(); }   // frames keep coming
+  const hold = async (ms) => {   // at least 8 frames and `ms`, the dot blinking so that frames keep coming
+    const t0 = performance.now();
+    for (let i = 0; i < 8 || performance.now() - t0 < ms; i++) { dot.style.background = i % 2 ? '#000' : '#fff'; await frame(); } };
+  d.style.background = 'rgb(0, 0, 0)'; await hold(400);   // black first: a loaded machine's screencast starts late
+  const ts = [];
+  for (const [r, g, b] of marks) {
+    ts.push(await new Promise(res => requestAnimationFrame(t => {
+      d.style.background = `rgb(${r}, ${g}, ${b})`; res(performance.timeOrigin + t); })));
+    await hold(150);
+  }
   dot.remove();
-  return t;
+  return ts;
 }"""
 
 def video_frames(path: str | Path,            # a video file
@@ -182,13 +186,30 @@ def video_frames(path: str | Path,            # a video file
                            f"{r.stderr[-300:]!r}")
     return np.asarray(times, float), np.frombuffer(r.stdout[: n * k], np.uint8).reshape(n, size * size, 3).mean(1)
 
-def marker_onset(path: str | Path, colour=VIDEO_MARK, tol: float = 60, seconds: float = 60.0) -> float | None:
+def marker_onset(path: str | Path | tuple,  # a video file, or its `video_frames` (times, colours)
+                 colour=VIDEO_MARKS[0], tol: float = 60, seconds: float = 60.0) -> float | None:
     """Video time (s) of the first frame within the first `seconds` whose mean colour is within `tol` of `colour`
     in every channel, after a frame that is not; None when there is no such frame (or the first frame already shows
     it: the video's start would not be bounded). Raises `RuntimeError` when ffmpeg cannot read the video."""
-    t, c = video_frames(path, seconds)
+    t, c = path if isinstance(path, tuple) else video_frames(path, seconds)
     hit = np.flatnonzero(np.all(np.abs(c - np.asarray(colour, float)) <= tol, axis=1))
     return None if len(hit) == 0 or hit[0] == 0 else float(t[hit[0]])
+
+def sync_start(path: str | Path,           # the episode's video
+               t_marks: list[float],        # each marker colour's wall time (s since the epoch), from `VIDEO_MARK_JS`
+               colours=VIDEO_MARKS, tol: float = 60, seconds: float = 60.0,
+              ) -> tuple[float | None, str | None]:
+    """The wall time (s since the epoch) of the video's first frame, from the first of `colours` whose onset in
+    the video is bounded (`marker_onset`): `(t_marks[i] - onset_i, None)`, or `(None, why)` when ffmpeg cannot read
+    the video or no colour has a bounded onset. Raises `ValueError` when `t_marks` and `colours` differ in length."""
+    if len(t_marks) != len(colours): raise ValueError(f"{len(t_marks)} marker times for {len(colours)} colours")
+    try: frames = video_frames(path, seconds)
+    except RuntimeError as e: return None, f"ffmpeg could not read the video ({str(e)[:120]})"
+    for tm, col in zip(t_marks, colours):
+        onset = marker_onset(frames, col, tol)
+        if onset is not None: return tm - onset, None
+    first = frames[1][0].round().astype(int).tolist() if len(frames[0]) else None
+    return None, f"no marker colour's onset in the video ({len(frames[0])} frames, the first {first})"
 
 # %% ../../../nbs/stability/06_runner.ipynb #d79ce844
 def video_duration(path: str | Path) -> float:
@@ -255,8 +276,9 @@ class OnlineEnv(gym.Env):
         app = self.app
         if app.page is not None: app.close_context()
         app.video_dir = self.dir / "raw"; app.new_context(); self.t0 = time.time()
-        try: self.t_mark = app.page.evaluate(VIDEO_MARK_JS) / 1000.0   # the sync marker: the recording's start is found from it
-        except Exception: self.t_mark = None
+        try:   # the sync marker: the recording's start is found from it
+            self.t_marks, self.mark_error = [t / 1000.0 for t in app.page.evaluate(VIDEO_MARK_JS, [list(c) for c in VIDEO_MARKS])], None
+        except Exception as e: self.t_marks, self.mark_error = None, f"{type(e).__name__}: {str(e)[:120]}"
         self.raw = app.reset()
         for key in self.task.get("setup") or []:   # a long task's start: replayed before the agent's first step
             a = next((x for x in app.actions(self.raw) if x["key"] == key), None)
@@ -310,11 +332,10 @@ class OnlineEnv(gym.Env):
         if video and Path(video).exists():
             vpath = out / "video.webm"; shutil.move(video, vpath); shutil.rmtree(out / "raw", ignore_errors=True)
         else: missing.append("video missing")
-        if vpath:   # the recording's start: the marker's wall time minus its time in the video
-            try: v_mark = marker_onset(vpath)
-            except RuntimeError: v_mark = None
-            if v_mark is not None and self.t_mark is not None: start = self.t_mark - v_mark
-            else: missing.append("video start unknown (the sync marker is not in the video): step times unsynchronised")
+        if vpath:   # the recording's start: a marker colour's wall time minus its time in the video
+            if self.t_marks is None: why = f"the sync marker was not painted: {self.mark_error}"
+            else: start, why = sync_start(vpath, self.t_marks)
+            if start is None: missing.append(f"video start unknown ({why}): step times unsynchronised")
         base = start if start is not None else self.t0
         for s in steps:
             for k in ("t_pre", "t_act", "t_post"):
