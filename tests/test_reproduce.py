@@ -153,11 +153,12 @@ def test_a_module_edit_reruns_only_the_stages_that_loaded_it(tmp_path):
 
 def test_lanes_run_side_by_side_and_one_lane_in_turn(tmp_path):
     """Issue 39: stages of the cpu and browser lanes run at the same time (each lane in its own process, the manifest
-    merged under a lock), each entry records its lane and times, and the run prints each lane's busy time;
-    --one-lane runs them one after the other."""
+    merged under a lock), each entry records its lane and times and only the files its own kernel wrote (not the other
+    lane's, written into the same folder meanwhile), and the run prints each lane's busy time; --one-lane runs them
+    one after the other."""
     folder = tmp_path / "repro"; folder.mkdir(); out = tmp_path / "out"
-    for name, lane in (("c1", None), ("c2", None), ("b1", "browser")):
-        _writer(folder, name, name, pre="import time\ntime.sleep(4)", lane=lane)
+    for name, lane, wait in (("c1", None, 4), ("c2", None, 4), ("b1", "browser", 2)):   # b1 writes while c1 runs
+        _writer(folder, name, name, pre=f"import time\ntime.sleep({wait})", lane=lane)
     run = lambda *extra: subprocess.run([GUILAB, "reproduce", "--params", "params/smoke.yaml", "--out", str(out), "--notebooks", str(folder),
                                          "--quiet", *extra], cwd=ROOT, capture_output=True, text=True, timeout=600)
     r = run(); assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
@@ -168,6 +169,7 @@ def test_lanes_run_side_by_side_and_one_lane_in_turn(tmp_path):
     assert man["c1"]["ended"] <= man["c2"]["started"] or man["c2"]["ended"] <= man["c1"]["started"]  # one lane: in turn
     assert "[browser]" in r.stdout + r.stderr and "lanes: cpu" in r.stdout + r.stderr and (out / "index.html").is_file()
     assert all((out / f"{n}.md").read_text() == n for n in ("c1", "c2", "b1"))
+    assert {n: [Path(o).name for o in man[n]["outputs"]] for n in man} == {n: [f"{n}.md"] for n in man}   # each its own file
     (out / "c1.md").write_text("tampered"); (out / "b1.md").write_text("tampered")   # both lanes have a stage to redo
     r = run(); assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
     man = json.loads((out / "manifest.json").read_text())["notebooks"]

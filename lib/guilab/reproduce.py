@@ -12,8 +12,8 @@ from .core import (atomic_write, cache_key, code_digest, file_digest, git_commit
                          import_closure, read_jsonl, BUILD_LOG_ENV)
 
 # %% auto #0
-__all__ = ['LOADED_TAG', 'STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'LANES', 'SHARED_INPUTS',
-           'LANE_INPUTS', 'LANE_ENV', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell',
+__all__ = ['LOADED_TAG', 'WRITES_HOOK', 'STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'LANES',
+           'SHARED_INPUTS', 'LANE_INPUTS', 'LANE_ENV', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell',
            'no_parameters_message', 'run_notebook', 'clean_on_save', 'load_gallery', 'stages_commit_text',
            'split_wide_tables', 'break_intervals', 'write_gallery', 'readme_claims_block', 'update_readme_claims',
            'notebook_lane', 'lane_summary', 'main_job_rows', 'plot_lanes', 'notebook_modules', 'module_digests',
@@ -86,21 +86,41 @@ def _files_under(folder: Path) -> dict[str, float]:
         except FileNotFoundError: continue
     return out
 
-LOADED_TAG = "guilab-loaded-modules"   # the cell `run_notebook` appends (and removes from the executed copy)
+LOADED_TAG = "guilab-loaded-modules"   # the cells `run_notebook` adds (and removes from the executed copy)
+
+WRITES_HOOK = """import sys as _sys, os as _os
+_guilab_written = set()
+def _guilab_audit(event, args, _w=_guilab_written, _os=_os):   # files this kernel opens for writing or renames into
+    try:
+        if event == "open" and isinstance(args[0], (str, bytes, _os.PathLike)):
+            m, fl = args[1], args[2] or 0
+            if (isinstance(m, str) and any(ch in m for ch in "wax+")) or fl & (_os.O_WRONLY | _os.O_RDWR | _os.O_CREAT):
+                _w.add(_os.path.abspath(_os.fsdecode(args[0])))
+        elif event == "os.rename" and isinstance(args[1], (str, bytes, _os.PathLike)):
+            _w.add(_os.path.abspath(_os.fsdecode(args[1])))
+    except Exception: pass   # an audit hook that raises would abort the operation it watches
+_sys.addaudithook(_guilab_audit)"""
 
 def _with_loaded_cell(nb_path: Path, dest: Path):
-    """The notebook with one more code cell, tagged `LOADED_TAG`, that writes the guilab modules its kernel loaded
-    (`sys.modules`: what the run actually imported, lazily imported ones included) to `dest` as a JSON list."""
+    """The notebook with two more code cells, tagged `LOADED_TAG`: a first one that installs a Python audit hook
+    (`sys.addaudithook`, PEP 578) recording every file the kernel opens for writing or renames into (`WRITES_HOOK`:
+    the `open` and `os.rename` events; `os.replace` raises the latter, so atomic writes count), and a last one that
+    writes to `dest`, as JSON, `{"modules": the guilab modules the kernel loaded (sys.modules: what the run actually
+    imported, lazily imported ones included), "written": those files' real paths}`. Files written by a subprocess of
+    the kernel are not seen (no reproduction notebook writes its outputs that way)."""
     import nbformat
     nb = nbformat.read(str(nb_path), as_version=4)
-    c = nbformat.v4.new_code_cell("import sys as _sys, json as _json\n"
-                                  f"_json.dump(sorted(m for m in _sys.modules if m == 'guilab' or m.startswith('guilab.')), open({str(dest)!r}, 'w'))")
-    c.metadata["tags"] = [LOADED_TAG]
-    nb.cells.append(c)
+    h = nbformat.v4.new_code_cell(WRITES_HOOK)
+    c = nbformat.v4.new_code_cell("import sys as _sys, json as _json, os as _os\n"
+                                  "_json.dump({'modules': sorted(m for m in _sys.modules if m == 'guilab' or m.startswith('guilab.')),\n"
+                                  "            'written': sorted({_os.path.realpath(p) for p in list(_guilab_written)})}, "
+                                  f"open({str(dest)!r}, 'w'))")
+    h.metadata["tags"] = c.metadata["tags"] = [LOADED_TAG]
+    nb.cells = [h, *nb.cells, c]
     return nb
 
 def _drop_loaded_cell(executed: Path, source: Path) -> None:
-    """Remove the `LOADED_TAG` cell from an executed notebook and name its `source` in papermill's metadata
+    """Remove the `LOADED_TAG` cells from an executed notebook and name its `source` in papermill's metadata
     (`input_path`; given a notebook object, papermill stores the whole object there), atomically: the copy a reader
     opens is the notebook's own."""
     import nbformat
@@ -121,7 +141,10 @@ def run_notebook(nb: Path,                 # the notebook to run
                 ) -> dict:
     """Execute one notebook with papermill; returns `{'status','seconds','executed','outputs','error','modules'}` and never
     raises for a failing notebook. `modules`: the guilab modules the kernel had loaded at the end (a last cell, removed
-    from the executed copy, reads `sys.modules`), None when the run did not reach it."""
+    from the executed copy, reads `sys.modules`), None when the run did not reach it. `outputs`: the files under
+    `out_dir` that changed during the run and that its kernel wrote (seen by an audit hook, `_with_loaded_cell`), so
+    that a stage of the other lane writing into the same folder meanwhile does not make its files this stage's; when
+    the run did not reach its last cell, every file that changed meanwhile (a failed stage runs again anyway)."""
     import papermill as pm
     _use_this_python_kernel()
     out_dir = Path(out_dir).resolve(); executed = out_dir/"notebooks"/f"{nb.stem}.ipynb"
@@ -142,13 +165,16 @@ def run_notebook(nb: Path,                 # the notebook to run
     except Exception as e:   # kernel death, missing kernel, bad notebook: recorded, the run goes on
         status, error = "failed", f"{type(e).__name__}: {e}"
     _drop_loaded_cell(executed, nb)
-    try: modules = json.loads(loaded_f.read_text()) if status == "ok" and loaded_f.is_file() else None
-    except (OSError, ValueError): modules = None
+    try: loaded = json.loads(loaded_f.read_text()) if status == "ok" and loaded_f.is_file() else {}
+    except (OSError, ValueError): loaded = {}
+    modules, written = loaded.get("modules"), loaded.get("written")
+    written = None if written is None else set(written)
     loaded_f.unlink(missing_ok=True)
     after = _files_under(out_dir)
     other_runs = executed.parent   # executed copies of other notebooks (another lane's) are theirs, not this stage's outputs
     outputs = sorted(p for p, m in after.items() if before.get(p) != m and Path(p) != executed and not p.endswith("manifest.json")
-                     and not (Path(p).parent == other_runs and Path(p).suffix == ".ipynb"))
+                     and not (Path(p).parent == other_runs and Path(p).suffix == ".ipynb")
+                     and (written is None or os.path.realpath(p) in written))
     return {"status": status, "seconds": round(time.time() - t0, 1), "executed": str(executed), "outputs": outputs, "error": error,
             "modules": modules}
 
