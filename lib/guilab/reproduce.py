@@ -727,14 +727,16 @@ def eta_text(entries: dict,      # the previous manifest's "notebooks"
              names: list[str],   # the stages still to run
              params_name: str,   # file name of the params this run uses (times of other params files do not count)
              why: dict | None = None,   # stage -> its reason to run (`why_run`): cache builds are left out where reused
+             extra_s: float = 0.0,      # seconds of work that is not a stage (inputs a lane builds ahead), added to the sum
             ) -> str:
-    """The estimate for the stages still to run, from their last times with the same params file (`_eta`): '≈ T' when
-    every one is known, '≥ T (k of n never timed with <params>)' when some are, 'unknown' when none is."""
+    """The estimate for the stages still to run, from their last times with the same params file (`_eta`), plus
+    `extra_s`: '≈ T' when every one is known, '≥ T (k of n never timed with <params>)' when some are, 'unknown' when
+    none is."""
     t = {n: _eta(entries, [n], params_name, why) for n in names}
     known = [v for v in t.values() if v is not None]
     if not known: return "unknown"
-    if len(known) == len(t): return "≈ " + _fmt_s(sum(known))
-    return f"≥ {_fmt_s(sum(known))} ({len(t) - len(known)} of {len(t)} never timed with {params_name})"
+    if len(known) == len(t): return "≈ " + _fmt_s(sum(known) + extra_s)
+    return f"≥ {_fmt_s(sum(known) + extra_s)} ({len(t) - len(known)} of {len(t)} never timed with {params_name})"
 
 SHARED_INPUTS = {   # a guilab module stages load -> (what it builds, "module:function" called as f(params, progress=...))
     "guilab.pagebench.suite": ("the PAGE Bench evaluation build and the scripted agents' records (page_eval)",
@@ -901,10 +903,16 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     plan = lane_inputs(by_lane, modules_of) if split else {}   # lane -> LANE_INPUTS it builds before its stages
     old_ahead = old.get("ahead") or {}
     if lane is None:
-        eta = eta_text(prev, todo, params.name, est_why)
-        ahead_s = {ln: _eta(old_ahead, plan.get(ln, []), params.name) for ln in by_lane}   # the lane's ahead builds, last time (0: none)
-        per = "; ".join(f"{ln}: {len(v)} stages, {eta_text(prev, v, params.name, est_why)}"
-                        + "".join(f" + {LANE_INPUTS[m][0].split(' (')[0]} built ahead ({_fmt_s(_eta(old_ahead, [m], params.name))} last time)"
+        def ahead_eta(m):   # an input built ahead: its last build time; none when every stage loading it reuses its cache
+            users = [n for n in todo if m in modules_of[n]]
+            if est_why is not None and users and all(caches_reused(est_why[n]) for n in users): return 0.0
+            return _eta(old_ahead, [m], params.name)
+        ahead_s = {ln: (None if any(ahead_eta(m) is None for m in plan.get(ln, [])) else sum(ahead_eta(m) for m in plan.get(ln, [])))
+                   for ln in by_lane}   # the lane's ahead builds (0: none)
+        eta = eta_text(prev, todo, params.name, est_why, extra_s=sum(v or 0.0 for v in ahead_s.values()))
+        per = "; ".join(f"{ln}: {len(v)} stage{'s' * (len(v) != 1)}, {eta_text(prev, v, params.name, est_why)}"
+                        + "".join(f" + {LANE_INPUTS[m][0].split(' (')[0]} built ahead "
+                                  + ("(its cache reused)" if ahead_eta(m) == 0.0 else f"({_fmt_s(ahead_eta(m))} last time)")
                                   for m in plan.get(ln, []))
                         for ln, v in by_lane.items())
         lane_eta = [None if (t := _eta(prev, v, params.name, est_why)) is None or ahead_s[ln] is None else t + ahead_s[ln]
