@@ -89,8 +89,8 @@ def _files_under(folder: Path) -> dict[str, float]:
 LOADED_TAG = "guilab-loaded-modules"   # the cells `run_notebook` adds (and removes from the executed copy)
 
 WRITES_HOOK = """import sys as _sys, os as _os
-_guilab_written = set()
-def _guilab_audit(event, args, _w=_guilab_written, _os=_os):   # files this kernel opens for writing or renames into
+_sys._guilab_written = set()   # on sys: a notebook's %reset or its own names cannot lose it
+def _guilab_audit(event, args, _w=_sys._guilab_written, _os=_os):   # files this kernel opens for writing or renames into
     try:
         if event == "open" and isinstance(args[0], (str, bytes, _os.PathLike)):
             m, fl = args[1], args[2] or 0
@@ -106,14 +106,16 @@ def _with_loaded_cell(nb_path: Path, dest: Path):
     (`sys.addaudithook`, PEP 578) recording every file the kernel opens for writing or renames into (`WRITES_HOOK`:
     the `open` and `os.rename` events; `os.replace` raises the latter, so atomic writes count), and a last one that
     writes to `dest`, as JSON, `{"modules": the guilab modules the kernel loaded (sys.modules: what the run actually
-    imported, lazily imported ones included), "written": those files' real paths}`. Files written by a subprocess of
-    the kernel are not seen (no reproduction notebook writes its outputs that way)."""
+    imported, lazily imported ones included), "written": those paths, real}`; a folder renamed into place stands
+    for the files under it. Not seen: files written by a subprocess of the kernel or by native code that bypasses
+    Python's `open` (pyarrow, safetensors, sqlite, OpenCV), and changes that neither open nor rename (`touch`,
+    `os.utime`, links); no reproduction notebook writes its outputs that way."""
     import nbformat
     nb = nbformat.read(str(nb_path), as_version=4)
     h = nbformat.v4.new_code_cell(WRITES_HOOK)
     c = nbformat.v4.new_code_cell("import sys as _sys, json as _json, os as _os\n"
                                   "_json.dump({'modules': sorted(m for m in _sys.modules if m == 'guilab' or m.startswith('guilab.')),\n"
-                                  "            'written': sorted({_os.path.realpath(p) for p in list(_guilab_written)})}, "
+                                  "            'written': sorted({_os.path.realpath(p) for p in list(_sys._guilab_written)})}, "
                                   f"open({str(dest)!r}, 'w'))")
     h.metadata["tags"] = c.metadata["tags"] = [LOADED_TAG]
     nb.cells = [h, *nb.cells, c]
@@ -169,12 +171,16 @@ def run_notebook(nb: Path,                 # the notebook to run
     except (OSError, ValueError): loaded = {}
     modules, written = loaded.get("modules"), loaded.get("written")
     written = None if written is None else set(written)
+    folders = tuple(w + os.sep for w in written if os.path.isdir(w)) if written else ()   # renamed into place whole
+    def by_kernel(p: str) -> bool:   # the file, or a folder above it renamed into place (an atomic folder write)
+        rp = os.path.realpath(p)
+        return rp in written or (bool(folders) and rp.startswith(folders))
     loaded_f.unlink(missing_ok=True)
     after = _files_under(out_dir)
     other_runs = executed.parent   # executed copies of other notebooks (another lane's) are theirs, not this stage's outputs
     outputs = sorted(p for p, m in after.items() if before.get(p) != m and Path(p) != executed and not p.endswith("manifest.json")
                      and not (Path(p).parent == other_runs and Path(p).suffix == ".ipynb")
-                     and (written is None or os.path.realpath(p) in written))
+                     and (written is None or by_kernel(p)))
     return {"status": status, "seconds": round(time.time() - t0, 1), "executed": str(executed), "outputs": outputs, "error": error,
             "modules": modules}
 
@@ -903,13 +909,16 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     plan = lane_inputs(by_lane, modules_of) if split else {}   # lane -> LANE_INPUTS it builds before its stages
     old_ahead = old.get("ahead") or {}
     if lane is None:
-        def ahead_eta(m):   # an input built ahead: its last build time; none when every stage loading it reuses its cache
+        def ahead_eta(m):   # an input built ahead: its last real build's time; none when every stage loading it reuses its cache
             users = [n for n in todo if m in modules_of[n]]
             if est_why is not None and users and all(caches_reused(est_why[n]) for n in users): return 0.0
-            return _eta(old_ahead, [m], params.name)
+            a = old_ahead.get(m) or {}
+            if Path(a.get("params_file", "")).name != params.name: return None
+            return a.get("build_s", a.get("seconds"))
         ahead_s = {ln: (None if any(ahead_eta(m) is None for m in plan.get(ln, [])) else sum(ahead_eta(m) for m in plan.get(ln, [])))
                    for ln in by_lane}   # the lane's ahead builds (0: none)
         eta = eta_text(prev, todo, params.name, est_why, extra_s=sum(v or 0.0 for v in ahead_s.values()))
+        if None in ahead_s.values(): eta += " + an input built ahead never timed"
         per = "; ".join(f"{ln}: {len(v)} stage{'s' * (len(v) != 1)}, {eta_text(prev, v, params.name, est_why)}"
                         + "".join(f" + {LANE_INPUTS[m][0].split(' (')[0]} built ahead "
                                   + ("(its cache reused)" if ahead_eta(m) == 0.0 else f"({_fmt_s(ahead_eta(m))} last time)")
@@ -967,10 +976,16 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     else:
         for m in (json.loads(os.environ.get("GUILAB_REPRODUCE_AHEAD") or "{}").get(lane, []) if lane else []):
             t_start = time.time()
-            took = build_shared_inputs(p, [m], root, progress, table=LANE_INPUTS)
+            blog = out / f".builds-ahead-{lane}.jsonl"; blog.unlink(missing_ok=True); os.environ[BUILD_LOG_ENV] = str(blog)
+            try: took = build_shared_inputs(p, [m], root, progress, table=LANE_INPUTS)
+            finally: os.environ.pop(BUILD_LOG_ENV, None)
             t_end = time.time()
-            ahead[m] = {"lane": lane, "started": t_start, "ended": t_end, "seconds": round(t_end - t_start, 1),
-                        "status": "ok" if m in took else "failed", "what": LANE_INPUTS[m][0], "run": run_id, "params_file": str(params)}
+            built = round(sum(b.get("seconds", 0.0) for b in read_jsonl(blog, missing_ok=True)), 1); blog.unlink(missing_ok=True)
+            last = old_ahead.get(m) or {}   # a cache hit builds nothing: the estimate of a build keeps the last real one's time
+            build_s = round(t_end - t_start, 1) if built > 0 else last.get("build_s", last.get("seconds"))
+            ahead[m] = {"lane": lane, "started": t_start, "ended": t_end, "seconds": round(t_end - t_start, 1), "built_s": built,
+                        "build_s": build_s, "status": "ok" if m in took else "failed", "what": LANE_INPUTS[m][0], "run": run_id,
+                        "params_file": str(params)}
             save()
         bar = tqdm([n for n in todo], desc="reproduce" + (f" [{lane}]" if lane else ""), unit="notebook", disable=not progress)
         for name in bar:
