@@ -855,6 +855,16 @@ def _run_lanes(by_lane: dict,        # lane -> stage names to run in it
     for t in pumps: t.join(timeout=10)
     return codes
 
+@contextlib.contextmanager
+def _build_log(path: Path):
+    """While inside, each `built_once` build appends to `path` (`BUILD_LOG_ENV`; a hidden file: not an output); on exit
+    the yielded dict gets `seconds`, the builds' total, and the file is removed."""
+    path.unlink(missing_ok=True); os.environ[BUILD_LOG_ENV] = str(path); got = {}
+    try: yield got
+    finally:
+        os.environ.pop(BUILD_LOG_ENV, None)
+        got["seconds"] = round(sum(b.get("seconds", 0.0) for b in read_jsonl(path, missing_ok=True)), 1); path.unlink(missing_ok=True)
+
 def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
               only: list[str] | None = None,                     # notebook names or prefixes (default: all)
               out_dir: str | os.PathLike | None = None,          # default: the params' `out_dir`, else figures/
@@ -915,13 +925,14 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
             a = old_ahead.get(m) or {}
             if Path(a.get("params_file", "")).name != params.name: return None
             return a.get("build_s", a.get("seconds"))
-        ahead_s = {ln: (None if any(ahead_eta(m) is None for m in plan.get(ln, [])) else sum(ahead_eta(m) for m in plan.get(ln, [])))
+        ahead_m = {m: ahead_eta(m) for ms in plan.values() for m in ms}
+        ahead_s = {ln: (None if any(ahead_m[m] is None for m in plan.get(ln, [])) else sum(ahead_m[m] for m in plan.get(ln, [])))
                    for ln in by_lane}   # the lane's ahead builds (0: none)
         eta = eta_text(prev, todo, params.name, est_why, extra_s=sum(v or 0.0 for v in ahead_s.values()))
         if None in ahead_s.values(): eta += " + an input built ahead never timed"
         per = "; ".join(f"{ln}: {len(v)} stage{'s' * (len(v) != 1)}, {eta_text(prev, v, params.name, est_why)}"
                         + "".join(f" + {LANE_INPUTS[m][0].split(' (')[0]} built ahead "
-                                  + ("(its cache reused)" if ahead_eta(m) == 0.0 else f"({_fmt_s(ahead_eta(m))} last time)")
+                                  + ("(its cache reused)" if ahead_m[m] == 0.0 else f"({_fmt_s(ahead_m[m])} last time)")
                                   for m in plan.get(ln, []))
                         for ln, v in by_lane.items())
         lane_eta = [None if (t := _eta(prev, v, params.name, est_why)) is None or ahead_s[ln] is None else t + ahead_s[ln]
@@ -976,11 +987,8 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     else:
         for m in (json.loads(os.environ.get("GUILAB_REPRODUCE_AHEAD") or "{}").get(lane, []) if lane else []):
             t_start = time.time()
-            blog = out / f".builds-ahead-{lane}.jsonl"; blog.unlink(missing_ok=True); os.environ[BUILD_LOG_ENV] = str(blog)
-            try: took = build_shared_inputs(p, [m], root, progress, table=LANE_INPUTS)
-            finally: os.environ.pop(BUILD_LOG_ENV, None)
-            t_end = time.time()
-            built = round(sum(b.get("seconds", 0.0) for b in read_jsonl(blog, missing_ok=True)), 1); blog.unlink(missing_ok=True)
+            with _build_log(out / f".builds-ahead-{lane}.jsonl") as log: took = build_shared_inputs(p, [m], root, progress, table=LANE_INPUTS)
+            t_end = time.time(); built = log["seconds"]
             last = old_ahead.get(m) or {}   # a cache hit builds nothing: the estimate of a build keeps the last real one's time
             build_s = round(t_end - t_start, 1) if built > 0 else last.get("build_s", last.get("seconds"))
             ahead[m] = {"lane": lane, "started": t_start, "ended": t_end, "seconds": round(t_end - t_start, 1), "built_s": built,
@@ -997,11 +1005,9 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
                        + (f", {_fmt_s(built)} of it building caches it should reuse now: ≈ {_fmt_s(est)}" if est is not None and last is not None and est < last else "")
                        + f"; all left {eta_text(prev, todo[todo.index(name):], params.name, est_why)})")
             t_start = time.time()
-            blog = out / f".builds-{name}.jsonl"; blog.unlink(missing_ok=True)   # what `built_once` builds in this stage (hidden: not an output)
-            os.environ[BUILD_LOG_ENV] = str(blog)
-            try: r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
-            finally: os.environ.pop(BUILD_LOG_ENV, None)
-            r["built_s"] = round(sum(b.get("seconds", 0.0) for b in read_jsonl(blog, missing_ok=True)), 1); blog.unlink(missing_ok=True)
+            with _build_log(out / f".builds-{name}.jsonl") as log:   # what `built_once` builds in this stage
+                r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
+            r["built_s"] = log["seconds"]
             r["outputs"] = [str(Path(q).relative_to(root)) if Path(q).is_relative_to(root) else q for q in r["outputs"]]   # a clone elsewhere reuses it
             if r.get("modules") is not None:   # the key of record: over the code this run loaded (what the next run compares against)
                 parts[name] = stage_key_parts(nb, p, reported, claims_f, r["modules"]); keys[name] = _stage_key_of(nb, parts[name])
