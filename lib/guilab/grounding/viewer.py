@@ -108,6 +108,8 @@ def write_viewer(trajectories,                       # a run folder, its records
     """Write a self-contained static viewer (`out_dir/index.html`, images under `out_dir/img/`, linked relatively):
     one `<section class="panel">` per trajectory, in the order given, with the instruction, each turn's reply text
     (and format errors), the crops cut in that turn, and the original with target box, crop regions and final point.
+    The viewer owns `out_dir/img/`: images an earlier call left there that this one did not write are
+    removed after index.html is written (a run that draws other samples left the previous crops beside the new ones).
     Returns the path of index.html. Raises `ValueError` for a trajectory without a matching sample or without an
     id, `FileNotFoundError` for a missing image, and what `replay_crops` raises."""
     recs = _records_by_id(trajectories)
@@ -118,7 +120,7 @@ def write_viewer(trajectories,                       # a run folder, its records
     if missing: raise ValueError(f"no sample for trajectory id(s) {missing[:3]}")
     out = Path(out_dir); img_dir = out / "img"; img_dir.mkdir(parents=True, exist_ok=True)
     originals: dict[str, tuple[str, Image.Image]] = {}
-    panels, n_ok = [], 0
+    panels, n_ok, crop_names = [], 0, []
     for k, (sid, rec) in enumerate(recs.items()):
         s = by_id[sid]; tr = rec.get("trajectory") or (rec.get("episode") or {}).get("trajectory") or rec
         src = Path(image_root) / s.img_filename if image_root is not None else Path(s.extra.get("image_file") or s.extra.get("img_path") or s.img_filename)
@@ -135,7 +137,7 @@ def write_viewer(trajectories,                       # a run folder, its records
         for j, (c, cim) in enumerate(crops):
             cname = f"img/s{k:03d}_{_slug(sid)}_{_slug(c['path'])}"
             cname = cname[:-4] + ".png" if cname.endswith(".png") else cname + ".png"
-            _save_png(cim, out / cname, crop_width)
+            _save_png(cim, out / cname, crop_width); crop_names.append(cname)
             cap = (f"{c['path']} cut from {c['parent']} at [{', '.join(f'{v:g}' for v in c['request'])}] (0–1000 of the parent); "
                    f"shows original pixels [{', '.join(f'{v:.1f}' for v in c['box_original'])}], ×{c['scale']:g}")
             crop_html.setdefault(c.get("turn"), []).append(
@@ -167,4 +169,7 @@ def write_viewer(trajectories,                       # a run folder, its records
            'Correctness recomputed from the target (README (Metrics of record): point in box, bounds inclusive).</div>'
            + "".join(panels) + "</body></html>\n")
     atomic_write(out / "index.html", doc)
+    written = {name for name, _ in originals.values()} | set(crop_names)
+    for f in img_dir.iterdir():
+        if f.is_file() and f"img/{f.name}" not in written: f.unlink()
     return out / "index.html"

@@ -20,8 +20,8 @@ from .metrics import otc as _otc
 from .problems import check_relations
 
 # %% auto #0
-__all__ = ['TEST_FRAC', 'GT_KEYS', 'split_of', 'encode_png', 'ScreenStore', 'build_problem', 'build', 'build_stats',
-           'merge_build', 'gt_step', 'eval_records', 'export_hf']
+__all__ = ['TEST_FRAC', 'RUN_KEYS', 'GT_KEYS', 'split_of', 'encode_png', 'ScreenStore', 'build_problem', 'build', 'build_stats',
+           'merge_build', 'trajectories_digest', 'gt_step', 'eval_records', 'export_hf']
 
 # %% ../../../nbs/pagebench/02_build.ipynb #f4a1accf
 TEST_FRAC = 463 / 4906   # PAGE Bench's test share (seed §4.2: 4,443 / 463)
@@ -241,6 +241,21 @@ def merge_build(out: str | os.PathLike,   # a build folder holding the shards' b
                         seeds={"seed": settings["seed"]}, root=out, merged_from=[f.name for f in files])
     write_manifest(out / "build.json", {"stats": stats, "manifest": man})
     return stats
+
+# %% ../../../nbs/pagebench/02_build.ipynb #14415bde
+RUN_KEYS = ("seconds", "png_bytes")   # per-record fields about the run that built it: wall time, PNG bytes new to its store
+
+def trajectories_digest(out: str | os.PathLike,   # a build folder (its trajectories.jsonl)
+                       ) -> str:
+    """16 hex digits of a sha256 over the build's records (`trajectories.jsonl`, in order) without `RUN_KEYS`, each
+    serialised as canonical JSON (sorted keys): the build's identity in cache keys. Why not the file's digest: every
+    record carries its wall time, so each fresh build of the same problems got new keys and retrained every PAGER
+    stage keyed on it (measured 2026-12-05: two clones' training builds equal but for `seconds`). Raises
+    `FileNotFoundError` when `out` has no `trajectories.jsonl`."""
+    h = hashlib.sha256()
+    for r in read_jsonl(Path(out) / "trajectories.jsonl"):
+        h.update(json.dumps({k: v for k, v in r.items() if k not in RUN_KEYS}, sort_keys=True, separators=(",", ":")).encode() + b"\n")
+    return h.hexdigest()[:16]
 
 # %% ../../../nbs/pagebench/02_build.ipynb #2b6aea9e
 GT_KEYS = ("type", "bbox", "point", "point2", "text", "key", "hit_range")

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core import Problem, cache_key, file_digest, code_digest_of, read_jsonl, write_jsonl
+from ..core import Problem, cache_key, code_digest_of, read_jsonl, write_jsonl
 from ..geo.canvas import GeoGUI
-from .build import gt_step
+from .build import gt_step, trajectories_digest
 from .compile import depths
 from ..agents.base import make
 from ..bench import evaluate
@@ -118,7 +118,7 @@ def records_key(data: Path, split: str, spec: dict, mode: str) -> str:
     from guilab.agents.base import resolve
     agent_module = resolve(spec["agent"], "pagebench").entry_point.split(":")[0]
     code = code_digest_of("guilab.pagebench.suite", agent_module)
-    return cache_key("page-eval-records", file_digest(data / "trajectories.jsonl"), split, spec, mode, code)
+    return cache_key("page-eval-records", trajectories_digest(data), split, spec, mode, code)
 
 def batched_agent_factory(spec: dict,   # {'agent': 'pager', 'options': {'policy': model folder, ...}, 'threads': n, 'max_new_tokens': m, 'max_batch', 'batch_wait_s'}
                          ):

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import Problem, read_jsonl, atomic_write, cache_key, file_digest, bootstrap_interval, code_digest_of
+from ..core import Problem, read_jsonl, atomic_write, cache_key, bootstrap_interval, code_digest_of
 from .sft import finished, sft_dataset, train_sft, model_image_size, load_policy_model, SFTSettings
 from .settings import split_params
 from ..agents.grammar import read_grammar, GRAMMAR_FILE
+from ..pagebench.build import trajectories_digest
 from .copy_warmup import COPY_WARMUP_FILE, warmup_pairs, copy_warmup_settings, train_copy_warmup
 
 # %% auto #0
@@ -168,7 +169,7 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
     with PartialState().main_process_first():   # under `accelerate launch`: rank 0 builds, the others then reuse
         base = base_model(cfg, progress); folder, probs = training_build(cfg, progress)
         trajs = list(read_jsonl(folder / "trajectories.jsonl"))
-        data_key = file_digest(folder / "trajectories.jsonl")
+        data_key = trajectories_digest(folder)   # the records, not their build times
         warm = warmed_base(base, trajs, probs, cfg.get("copy_warmup"), data_key, seed, runs, progress)
     warm_info = json.loads((warm / COPY_WARMUP_FILE).read_text()) if warm != base else None
     base = warm
@@ -380,7 +381,7 @@ def same_seed_check(P: dict,                 # loaded params (`train` section: m
         ex = step_examples(trajs, probs, model_image_size(proc, (W, H)), loc_bins, split="train", anchors=read_grammar(base).anchors,
                            limit=steps * bs + replies, seed=seed, progress=progress)
         train_ex, held = ex[:steps * bs], ex[steps * bs:]
-        key = cache_key("same-seed", str(base), model_key(cfg.get("model")), sc, file_digest(folder / "trajectories.jsonl"), seed, steps, replies,
+        key = cache_key("same-seed", str(base), model_key(cfg.get("model")), sc, trajectories_digest(folder), seed, steps, replies,
                         code_digest_of("guilab.train.sft"))
         t0 = time.time(); dirs = []
         for tag in "ab":
