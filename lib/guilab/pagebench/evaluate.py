@@ -160,13 +160,14 @@ class PageBench(Benchmark):
     in `split`, run in `mode` with `margin` (see `run_problem`); `score` is the problem's AA/PA/SSR/TSR/MPS (and OTC,
     S_pt, S_cmd in closed loop, ×100); `aggregate` the table's metrics over the problems (macro averages, README (Metrics of record),
     `judge: off`: FRS = OTC). Raises `FileNotFoundError` when `data` is not a build folder and `ValueError` for an
-    unknown mode or a split without kept trajectories."""
+    unknown mode, a split without kept trajectories, or `ids` naming a problem without one."""
     name, namespace, unit = "pagebench", "pagebench", "problem"
     doc = "PAGE Bench problems in the GeoGebra-style GUI"
     SETTINGS = {"data": (None, "a build folder (guilab pagebench build); default: Euclid's 43 problems built into the cache"),
                 "split": ("test", "test, train or all"),
                 "mode": ("closed_loop", "closed_loop (the agent's own states) or teacher_forced (the reference state at every step)"),
-                "margin": (2, "closed loop: actions allowed per subtask beyond the reference count")}
+                "margin": (2, "closed loop: actions allowed per subtask beyond the reference count"),
+                "ids": (None, "only these problem ids of the split (a list; None: every kept trajectory of the split)")}
     def __init__(self, **settings):
         super().__init__(**settings)
         s = self.settings
@@ -180,6 +181,10 @@ class PageBench(Benchmark):
         sp = self.settings["split"]
         ts = [t for t in read_jsonl(self.data / "trajectories.jsonl") if t.get("kept") and (sp == "all" or t["split"] == sp)]
         if not ts: raise ValueError(f"no kept trajectories with split {sp!r} in {self.data}")
+        if self.settings.get("ids") is not None:
+            want = set(self.settings["ids"]); ts = [t for t in ts if t["id"] in want]
+            if lack := want - {t["id"] for t in ts}:
+                raise ValueError(f"ids without a kept trajectory in split {sp!r} of {self.data}: {sorted(lack)[:3]}")
         return ts
     def episode_seed(self, task, seed: int) -> int: return int(seed)   # scripted agents seed each problem by its id
     def schedule(self, tasks: list) -> list:

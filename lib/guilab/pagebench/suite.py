@@ -110,15 +110,16 @@ def agent_specs(cfg: dict) -> list[dict]:
     if cfg.get("pager_scripted", True): out.append({"label": "pager (oracle planner, scripted executor)", "agent": "pager", "options": {}})
     return out
 
-def records_key(data: Path, split: str, spec: dict, mode: str) -> str:
+def records_key(data: Path, split: str, spec: dict, mode: str, ids: list | None = None) -> str:
     """Cache key of one agent's records: the build's trajectories, split, spec and mode, and the code the evaluation
     runs — `guilab.core.imports_digest` of this module and the agent's own module (its registry entry point), their
     imports followed, other agents' modules not: a change to a reporting module or another system keeps the records.
-    Raises `guilab.agents.base.RegistryError` for an unknown agent."""
+    `ids` (a subset of the split's problems; None: all) joins the key only when given. Raises
+    `guilab.agents.base.RegistryError` for an unknown agent."""
     from guilab.agents.base import resolve
     agent_module = resolve(spec["agent"], "pagebench").entry_point.split(":")[0]
     code = code_digest_of("guilab.pagebench.suite", agent_module)
-    return cache_key("page-eval-records", trajectories_digest(data), split, spec, mode, code)
+    return cache_key("page-eval-records", trajectories_digest(data), split, spec, mode, code, *([sorted(ids)] if ids is not None else []))
 
 def batched_agent_factory(spec: dict,   # {'agent': 'pager', 'options': {'policy': model folder, ...}, 'threads': n, 'max_new_tokens': m, 'max_batch', 'batch_wait_s'}
                          ):
@@ -148,6 +149,7 @@ def run_suite(data: str | os.PathLike,        # a build folder (problems.jsonl, 
               split: str = "test",
               cache: str | os.PathLike | None = None,  # folder of the run folders (reused when inputs are unchanged)
               progress: bool = True,
+              ids: list | None = None,        # only these problem ids of the split (None: all); `PageBench`'s `ids`
              ) -> dict:
     """Evaluate every spec in every mode through `guilab.bench.evaluate`; returns `{(label, mode): records}`. Each
     (spec, mode) is the run folder `cache/<sha of build+code+spec+mode>/` (`records_key`), so the reproduction notebooks
@@ -160,9 +162,9 @@ def run_suite(data: str | os.PathLike,        # a build folder (problems.jsonl, 
     for spec in tqdm(specs, desc="page eval", disable=not progress):
         for mode in modes:
             if mode not in ("closed_loop", "teacher_forced"): raise ValueError(f"unknown mode {mode!r}")
-            key = records_key(data, split, spec, mode)
+            key = records_key(data, split, spec, mode, ids)
             folder = Path(cache) / key if cache else Path(tempfile.mkdtemp(prefix="page-suite-"))
-            bm = PageBench(data=data, split=split, mode=mode)
+            bm = PageBench(data=data, split=split, mode=mode, **({"ids": list(ids)} if ids is not None else {}))
             if spec.get("threads"):
                 evaluate(bm, batched_agent_factory(spec), folder, workers=max(1, int(spec["threads"])), progress=progress)
             else: evaluate(bm, spec["agent"], folder, agent_options=spec["options"] or None, progress=progress)
