@@ -170,6 +170,7 @@ def test_lanes_run_side_by_side_and_one_lane_in_turn(tmp_path):
     assert "[browser]" in r.stdout + r.stderr and "lanes: cpu" in r.stdout + r.stderr and (out / "index.html").is_file()
     assert all((out / f"{n}.md").read_text() == n for n in ("c1", "c2", "b1"))
     assert {n: [Path(o).name for o in man[n]["outputs"]] for n in man} == {n: [f"{n}.md"] for n in man}   # each its own file
+    assert all(man[n]["built_s"] == 0 and man[n]["warm_s"] == man[n]["seconds"] for n in man)   # built nothing: its warm time
     (out / "c1.md").write_text("tampered"); (out / "b1.md").write_text("tampered")   # both lanes have a stage to redo
     r = run(); assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
     man = json.loads((out / "manifest.json").read_text())["notebooks"]
