@@ -116,13 +116,12 @@ def test_trl_defaults_for_this_cpu_are_unchanged():
 # base "runs/x/base-0000000000000000", data digest "d" * 16, code parts fixed (CODE, copy warm-up "w" * 16): the keys
 # hash the params mappings as written, so a change here means every checkpoint of these params retrains. If
 # params/default.yaml or params/full.yaml's train section changed on purpose, recompute them.
-# Recomputed for issue 39 (the keys gained the training code's digest, `guilab.train.pipeline.code_digest_of`), and
-# again for its second cut of default.yaml's scale (copy warm-up short steps, SFT examples, GRPO steps).
+# Recomputed for issue 39 (the keys gained the training code's digest, `guilab.train.pipeline.code_digest_of`).
 CODE = {"sft": "s" * 16, "grpo": "g" * 16}
-KEYS = {("default", 0): ("copywarm-ccbc08955ad1a3db", {"sft": "05c466e706455fd5", "prompts": "5f9aec77fc078434",
-                         "full": "4823d51271adb964", "no_param": "0d152a82c5ba8682", "no_type": "dbb41f5678a19880"}),
-        ("default", 1): ("copywarm-f4b8dac9f6d4c86c", {"sft": "a9e924e9ceba46ab", "prompts": "0241ed62fbd2ab9b",
-                         "full": "9a094bd2339b7108", "no_param": "c91109994ddb2210", "no_type": "8f3cf47f410d610c"}),
+KEYS = {("default", 0): ("copywarm-376dc78f144cc03e", {"sft": "8f15c1f6fddcc59d", "prompts": "1c6549bc90a9f2f6",
+                         "full": "c80fbe6f258f40a4", "no_param": "7ba96467c94e8355", "no_type": "395f78c94efc566a"}),
+        ("default", 1): ("copywarm-d429be5794ef14cf", {"sft": "a14026fb20a2e3ef", "prompts": "449db7115aa9e1ab",
+                         "full": "7a7ab4d03f084135", "no_param": "574069e380313bc6", "no_type": "c07ab67c2c52a81e"}),
         ("full", 0): ("base-0000000000000000", {"sft": "9822ad66e0da484d", "prompts": "cc3dfd2a385a7228",
                       "full": "bcddc0ede96fce62", "no_param": "786f34dbecb8f7b7", "no_type": "b90c1eff5e98657c"})}
 
