@@ -11,11 +11,11 @@ import pytest
 from conftest import GUILAB
 from guilab.core import read_jsonl
 from guilab.pagebench.problems import load_problems
-from guilab.pagebench.build import build, merge_build
+from guilab.pagebench.build import build, merge_build, RUN_KEYS
 from guilab.bench import evaluate, merge, read_episodes
 from guilab.pagebench.evaluate import PageBench, page_records
 
-TIMING = ("seconds", "png_bytes")
+TIMING = RUN_KEYS   # the per-record fields about the run that built it (guilab.pagebench.build)
 STATS_TIMING = ("seconds", "wall_seconds", "built_now", "workers")
 
 
