@@ -10,7 +10,7 @@ import dataclasses, difflib, inspect, json, math, os, re, sys, threading, time, 
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .core import (JsonlWriter, read_jsonl, write_jsonl, atomic_write, derive_seed, cache_key, make_manifest,
+from .core import (JsonlWriter, build_span, read_jsonl, write_jsonl, atomic_write, derive_seed, cache_key, make_manifest,
                          write_manifest, parse_shard, shard_tag, take_shard, interleave_shards, find_shards, redact)
 from .agents.base import (Agent, AgentError, RegistryError, EntryPoint, as_agent, make, resolve, load, check_options,
                                 parse_options, run_episode)
@@ -303,13 +303,14 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
             if ag is not None:
                 try: ag.close()
                 except Exception: pass
-    with JsonlWriter(f["episodes"]) as w:
+    with build_span(f["episodes"]) as span, JsonlWriter(f["episodes"]) as w:   # records a later run reuses: a build (guilab reproduce's estimate)
         if todo:
             if int(workers) == 1: work(0)
             else:
                 ths = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(n_work)]
                 for t in ths: t.start()
                 for t in ths: t.join()
+            span["built"] = True
     bar.close()
     if errs: write_jsonl(f["episodes"], read_jsonl(f["episodes"]) + errs)   # errors recorded beside the ok episodes
     pos = {t: k for k, t in enumerate(ids)}

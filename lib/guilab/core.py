@@ -19,14 +19,14 @@ __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTI
            'BUILD_LOG_ENV', 'OPEN_SECTIONS', 'KEY_PACKAGES', 'RecordError', 'Problem', 'Action', 'GTStep', 'TaskRecord',
            'PageEvalRecord', 'GroundingSample', 'StabilityTrajectory', 'TaskSubgraph', 'json_schemas',
            'write_json_schemas', 'current_umask', 'atomic_write', 'atomic_dir', 'dumps', 'write_jsonl', 'JsonlError',
-           'read_jsonl', 'JsonlWriter', 'built_once', 'stage_folder', 'parse_shard', 'shard_tag', 'take_shard',
-           'interleave_shards', 'find_shards', 'derive_seed', 'rng', 'seed_everything', 'bootstrap_interval',
-           'code_digest', 'cache_key', 'file_digest', 'module_file', 'guilab_imports', 'import_closure', 'data_entries',
-           'imports_digest', 'code_files', 'files_digest', 'code_digest_of', 'project_root', 'chdir_project_root',
-           'yaml_load', 'ParamsError', 'deep_merge', 'set_dotted', 'closest', 'check_override_key', 'parse_override',
-           'param_types', 'check_param_value', 'apply_overrides', 'load_params', 'sha256_file', 'package_versions',
-           'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest', 'command_group', 'cli_number',
-           'free_port']
+           'read_jsonl', 'JsonlWriter', 'build_span', 'built_once', 'stage_folder', 'parse_shard', 'shard_tag',
+           'take_shard', 'interleave_shards', 'find_shards', 'derive_seed', 'rng', 'seed_everything',
+           'bootstrap_interval', 'code_digest', 'cache_key', 'file_digest', 'module_file', 'guilab_imports',
+           'import_closure', 'data_entries', 'imports_digest', 'code_files', 'files_digest', 'code_digest_of',
+           'project_root', 'chdir_project_root', 'yaml_load', 'ParamsError', 'deep_merge', 'set_dotted', 'closest',
+           'check_override_key', 'parse_override', 'param_types', 'check_param_value', 'apply_overrides', 'load_params',
+           'sha256_file', 'package_versions', 'git_commit', 'is_secret', 'redact', 'make_manifest', 'write_manifest',
+           'command_group', 'cli_number', 'free_port']
 
 # %% ../../nbs/00_core.ipynb #e2f9fb50
 class RecordError(ValueError):
@@ -452,7 +452,36 @@ class JsonlWriter:
     def __exit__(self, *a): self.close()
 
 # %% ../../nbs/00_core.ipynb #91d960ba
-BUILD_LOG_ENV = "GUILAB_BUILD_LOG"   # when set: a file each `built_once` build appends {"path", "seconds"} to
+BUILD_LOG_ENV = "GUILAB_BUILD_LOG"   # when set: a file each build span (`build_span`) appends {"path", "seconds"} to
+
+_SPANS = {"depth": 0, "t0": 0.0, "built": False, "path": ""}   # the open build spans of this process (`build_span`)
+import threading as _threading
+_SPANS_LOCK = _threading.Lock()
+
+@contextmanager
+def build_span(path: str | os.PathLike,   # what the block builds (a cache folder or records file), named in the log
+              ) -> Iterator[dict]:
+    """Time a block that may build a cache a later run reuses (a trained model, evaluation records); yields a dict whose
+    `built` the block sets True when it did build something. With `$GUILAB_BUILD_LOG` (`BUILD_LOG_ENV`) set, `guilab
+    reproduce` learns a stage's build time from it (`built_s`, left out of the estimate when the caches are reused):
+    when the last open span of the process closes and any span since the first opened built something, one line
+    `{"path", "seconds"}` is appended, `seconds` from the first opening to the last closing. So nested spans (an
+    evaluation inside a training build) and spans open at once in several threads count their wall time once. Never
+    raises for the log (an unwritable log is skipped)."""
+    with _SPANS_LOCK:
+        if _SPANS["depth"] == 0: _SPANS.update(t0=time.time(), built=False, path=str(path))
+        _SPANS["depth"] += 1
+    mark = {"built": False}
+    try: yield mark
+    finally:
+        with _SPANS_LOCK:
+            _SPANS["built"] = _SPANS["built"] or bool(mark["built"]); _SPANS["depth"] -= 1
+            line = ({"path": _SPANS["path"], "seconds": round(time.time() - _SPANS["t0"], 1)}
+                    if _SPANS["depth"] == 0 and _SPANS["built"] and os.environ.get(BUILD_LOG_ENV) else None)
+        if line:
+            try:
+                with open(os.environ[BUILD_LOG_ENV], "a") as log: log.write(json.dumps(line) + "\n")
+            except OSError: pass
 
 def built_once(path: str | os.PathLike,  # the folder to build (a cache entry: reused once it exists)
                build,                    # `build(tmp: Path)`: writes the folder's content into `tmp` (`atomic_dir`)
@@ -464,7 +493,7 @@ def built_once(path: str | os.PathLike,  # the folder to build (a cache entry: r
     building, so two processes that need the same folder at once (two `guilab reproduce` lanes, two notebooks) do the
     work once: the second waits, then reuses it. The folder appears whole or not at all (`atomic_dir`); an error in
     `build` propagates (the lock is released, nothing is left under `path`) and the next caller tries again. With
-    `$GUILAB_BUILD_LOG` (`BUILD_LOG_ENV`) set, each build appends `{"path", "seconds"}` to that file."""
+    `$GUILAB_BUILD_LOG` (`BUILD_LOG_ENV`) set, each build is logged there (`build_span`; a wait is not logged)."""
     import fcntl
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     ready = lambda: (path / done).is_file() if done else path.is_dir()
@@ -477,12 +506,9 @@ def built_once(path: str | os.PathLike,  # the folder to build (a cache entry: r
         try:
             if ready(): return path, False
             if label: print(f"{label}: building {path}", flush=True)
-            t0 = time.time()
-            with atomic_dir(path) as tmp: build(tmp)
-            if os.environ.get(BUILD_LOG_ENV):   # `guilab reproduce` sums a stage's builds (its estimate when they are reused)
-                try:
-                    with open(os.environ[BUILD_LOG_ENV], "a") as log: log.write(json.dumps({"path": str(path), "seconds": round(time.time() - t0, 1)}) + "\n")
-                except OSError: pass
+            with build_span(path) as span:   # `guilab reproduce` sums a stage's builds (its estimate when they are reused)
+                with atomic_dir(path) as tmp: build(tmp)
+                span["built"] = True
             return path, True
         finally: fcntl.flock(f, fcntl.LOCK_UN)
 

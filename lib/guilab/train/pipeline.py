@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import Problem, read_jsonl, atomic_write, cache_key, bootstrap_interval, code_digest_of
+from ..core import Problem, read_jsonl, atomic_write, cache_key, bootstrap_interval, code_digest_of, build_span
 from .sft import finished, sft_dataset, train_sft, model_image_size, load_policy_model, SFTSettings
 from .settings import split_params
 from ..agents.grammar import read_grammar, GRAMMAR_FILE
@@ -77,9 +77,12 @@ def warmed_base(base: Path,             # the base model folder (`base_model`)
     if (out / COPY_WARMUP_FILE).is_file(): return out
     _, proc, bins = load_policy_model(base)
     W, H = trajs[0].get("size", [1280, 800]) if trajs else (1280, 800)
-    pairs = warmup_pairs(trajs, probs, bins, model_image_size(proc, (W, H)), max_examples=c.max_examples, seed=seed,
-                         progress=progress)
-    return train_copy_warmup(base, out, pairs["copy"], c, clicks=pairs["click"], projects=pairs["project"], seed=seed, progress=progress)
+    with build_span(out) as span:   # logged for `guilab reproduce`'s estimate (built_s)
+        pairs = warmup_pairs(trajs, probs, bins, model_image_size(proc, (W, H)), max_examples=c.max_examples, seed=seed,
+                             progress=progress)
+        got = train_copy_warmup(base, out, pairs["copy"], c, clicks=pairs["click"], projects=pairs["project"], seed=seed, progress=progress)
+        span["built"] = True
+    return got
 
 # %% ../../../nbs/train/05_pipeline.ipynb #30f7f315
 from contextlib import contextmanager
@@ -154,10 +157,10 @@ def train_pipeline(P: dict,                       # loaded params (guilab.core.l
     cfg = P["train"]; runs = Path(cfg["runs_dir"]); runs.mkdir(parents=True, exist_ok=True)
     seed = int(P.get("seed", 0)) if seed is None else int(seed)
     cfg = seeded_config(cfg, seed - int(P.get("seed", 0)), seed)
-    with repeatable(cfg.get("threads"), cfg.get("deterministic", True)):
-        return _train_pipeline(cfg, runs, seed, stages, progress)
+    with repeatable(cfg.get("threads"), cfg.get("deterministic", True)), build_span(runs) as span:   # logged when anything trains
+        return _train_pipeline(cfg, runs, seed, stages, progress, span)
 
-def _train_pipeline(cfg, runs, seed, stages, progress):
+def _train_pipeline(cfg, runs, seed, stages, progress, span):
     from guilab.train.grpo import GRPOSettings, policy_states, sample_rewards, select_prompts, train_grpo
     ss = SFTSettings.from_params(cfg["sft"])           # the sections checked before anything is built
     gs, gkw = split_params(GRPOSettings, cfg["grpo"])  # guilab's GRPO settings, and what trl's config will get
@@ -180,6 +183,7 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
     stats_f = runs / f"pipeline-{k_sft}.json"
     stats = json.loads(stats_f.read_text()) if stats_f.exists() else {}
     if not finished(sft_dir, k_sft):
+        span["built"] = True
         _, proc, loc_bins = load_policy_model(base)
         W, H = trajs[0].get("size", [1280, 800]) if trajs else (1280, 800)
         with PartialState().main_process_first():   # rank 0 writes the Arrow cache, the others load it
@@ -193,6 +197,7 @@ def _train_pipeline(cfg, runs, seed, stages, progress):
     out["keys"].update(keys)
     need = [v for v in todo if not finished(runs / f"grpo-{v}-{keys[v]}", keys[v])]
     if need:
+        span["built"] = True
         mnt = int(gkw["max_completion_length"])
         rows, st = policy_states(sft_dir, trajs, probs, n_tasks=gs.n_tasks, seed=seed, max_new_tokens=mnt,
                                  progress=progress)
