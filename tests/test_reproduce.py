@@ -246,3 +246,23 @@ def test_gallery_lists_what_the_notebooks_write(smoke_run):
         if not nb or it.get("status") == "not_reproducible" or runs.get(nb, {}).get("status") != "ok": continue
         assert any((out / a).is_file() for a in it["artefacts"]), (it["item"], nb, it["artefacts"])
         assert nb in runs, (it["item"], nb)
+
+
+def test_zoom_policy_left_out_marks_its_claims_not_testable(tmp_path):
+    """Issue 39: with `train.zoom_ocr.enabled` false (default.yaml) lbs_grpo_zoom trains nothing, removes what an earlier
+    trained run left in the output folder, and each of its seven training claims reads "not testable here" with the
+    reason (never "not shown" by a policy that was not trained); the seed's recipe is still set beside "not trained"."""
+    import pandas as pd
+    out = tmp_path / "figures"; (out / "lbs_grpo_zoom_viewer").mkdir(parents=True)
+    for stale in ("lbs_grpo_zoom.png", "lbs_grpo_zoom_transfer.md", "lbs_grpo_zoom_viewer/index.html"): (out / stale).write_text("old")
+    r = subprocess.run([GUILAB, "reproduce", "--params", "params/smoke.yaml", "--only", "lbs_grpo_zoom", "--out", str(out), "--quiet",
+                        "--set", "train.zoom_ocr.enabled=false", f"train.runs_dir={tmp_path / 'runs'}"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    assert not (out / "lbs_grpo_zoom.png").exists() and not (out / "lbs_grpo_zoom_transfer.md").exists() and not (out / "lbs_grpo_zoom_viewer").exists()
+    assert not (tmp_path / "runs" / "zoom-ocr").exists()          # nothing trained
+    cl = pd.read_csv(out / "claims" / "lbs_grpo_zoom.csv", dtype=str, keep_default_na=False)
+    trained = cl[cl["id"] != "LBS.compact-recipe"]
+    assert len(trained) == 7 and set(trained["verdict"]) == {"not testable here"}, cl[["id", "verdict", "reason"]].to_string()
+    assert all("train.zoom_ocr.enabled is false" in w for w in trained["reason"])
+    assert "81.15" in (out / "lbs_grpo_zoom.md").read_text() and "not trained" in (out / "lbs_grpo_zoom_setup.md").read_text()

@@ -509,8 +509,8 @@ LANES = ("cpu", "browser")   # `guilab reproduce` runs each lane's stages in ord
 
 def notebook_lane(nb: Path) -> str:
     """The lane a reproduction notebook runs in: its metadata `guilab.lane` ("browser" for stages that mostly wait on
-    JupyterLab and Chromium, with every stage that reads what they build), else "cpu". Raises `ValueError` for a lane
-    not in `LANES`."""
+    JupyterLab and Chromium, with every stage that reads what they build, and light CPU stages placed there to balance
+    the lanes), else "cpu". Raises `ValueError` for a lane not in `LANES`."""
     meta = json.loads(Path(nb).read_text(encoding="utf-8")).get("metadata", {}).get("guilab", {}) or {}
     lane = meta.get("lane", "cpu")
     if lane not in LANES: raise ValueError(f"{nb}: metadata guilab.lane is {lane!r}; lanes are {LANES}")
@@ -693,7 +693,7 @@ def why_run(entry: dict | None,      # the notebook's entry in the previous mani
 
 def caches_reused(why: str) -> bool:
     """Whether a stage that runs for reason `why` (`why_run`) is expected to reuse the caches its last run built (trained
-    models, built with `guilab.core.built_once`): yes when only its notebook, claims, reported numbers or code changed
+    models and evaluation records, logged by `guilab.core.build_span`): yes when only its notebook, claims, reported numbers or code changed
     (caches are keyed by their own settings and code), an output went missing, or --force; no when it never ran here,
     failed, or its params or input files changed."""
     if why.startswith("changed: "):
@@ -719,9 +719,10 @@ def caches_present(p: dict,     # the loaded params
 def _eta(entries: dict, names: list[str], params_name: str, why: dict | None = None) -> float | None:
     """Seconds the named stages took last time with the same params file (None when any is unknown). For a stage whose
     reason to run (`why`) lets it reuse its caches (`caches_reused`): the time of its last run that built nothing
-    (`warm_s`), when one is on record — that also leaves out the evaluation records it reused, which `built_s` does not
-    count (measured 2026-12-05: gracebench after a change to guilab.stability.analysis was estimated at 12.4 min from
-    its time less its builds and took 4.3) — else its last time less the time it spent building caches (`built_s`)."""
+    (`warm_s`), when one is on record, else its last time less the time it spent building caches (`built_s`: trained
+    models and, since 2026-12-06, the evaluation records `guilab.bench` adds and PAGER's training chain, each logged by
+    `guilab.core.build_span`; before, the evaluation records were not counted and gracebench after a change to
+    guilab.stability.analysis was estimated at 12.4 min and took 4.3)."""
     s = []
     for n in names:
         e = entries.get(n, {})

@@ -11,7 +11,8 @@ from pathlib import Path
 from ..core import stage_folder, cache_key, write_jsonl, read_jsonl, code_digest_of
 
 # %% auto #0
-__all__ = ['STAGE_ROOTS', 'ZOOM_OCR_DEFAULTS', 'modules_digest', 'zoom_ocr_settings', 'zoom_ocr_run', 'zoom_ocr_setup']
+__all__ = ['STAGE_ROOTS', 'ZOOM_OCR_DEFAULTS', 'modules_digest', 'zoom_ocr_settings', 'zoom_ocr_enabled', 'zoom_ocr_run',
+           'zoom_ocr_setup']
 
 # %% ../../../nbs/train/04d_zoom_run.ipynb #cf38d798
 STAGE_ROOTS = ("guilab.train.zoom_run",)   # the recipe's entry module: a stage's key covers it and every guilab module it imports
@@ -36,8 +37,9 @@ ZOOM_OCR_DEFAULTS = {
 def zoom_ocr_settings(cfg: dict | None = None) -> dict:
     """`ZOOM_OCR_DEFAULTS` with `cfg`'s entries laid over them, stage by stage. Raises `KeyError` for an unknown stage
     or key (before anything is built: a typo would otherwise only change the cache key) and `ValueError` for a
-    `grpo.turn_filter` other than None, "prm" or "entropy"."""
-    cfg = cfg or {}
+    `grpo.turn_filter` other than None, "prm" or "entropy". The key `enabled` is not a stage (the reproduction's
+    switch, `zoom_ocr_enabled`) and is left out."""
+    cfg = {k: v for k, v in (cfg or {}).items() if k != "enabled"}
     bad = set(cfg) - set(ZOOM_OCR_DEFAULTS)
     if bad: raise KeyError(f"train.zoom_ocr: unknown stage(s) {sorted(bad)}; stages are {list(ZOOM_OCR_DEFAULTS)}")
     for k, v in cfg.items():
@@ -47,6 +49,15 @@ def zoom_ocr_settings(cfg: dict | None = None) -> dict:
     if S["grpo"]["turn_filter"] not in (None, "prm", "entropy"):
         raise ValueError(f"train.zoom_ocr.grpo.turn_filter must be null, prm or entropy, not {S['grpo']['turn_filter']!r}")
     return S
+
+def zoom_ocr_enabled(cfg: dict | None) -> bool:
+    """Whether a reproduction run trains (and evaluates) the zoom policy: `cfg["enabled"]` (params
+    `train.zoom_ocr.enabled`, True when absent). `params/default.yaml` sets it false (issue 39, the hour: at the
+    scales that fit the hour the policy did not learn; see the measurements written there), `extended.yaml` and
+    `smoke.yaml` true; `guilab train zoom-ocr` trains whatever it says. Raises `TypeError` when it is not a bool."""
+    v = (cfg or {}).get("enabled", True)
+    if not isinstance(v, bool): raise TypeError(f"train.zoom_ocr.enabled must be true or false, not {v!r}")
+    return v
 
 # %% ../../../nbs/train/04d_zoom_run.ipynb #c115ed6c
 def _text_targets(n, seed, per_image):
@@ -136,7 +147,10 @@ def zoom_ocr_setup(P: dict,               # loaded params (guilab.core.load_para
                   ) -> dict:
     """`zoom_ocr_run` with the params a reproduction run uses (the call `nbs/repro/lbs_grpo_zoom.ipynb` makes), so
     `guilab reproduce` can train the policy in its cpu lane ahead of the browser-lane stage that evaluates it
-    (`guilab.reproduce.LANE_INPUTS`); returns what `zoom_ocr_run` returns. Relative `runs_dir` paths are from the
-    current directory."""
+    (`guilab.reproduce.LANE_INPUTS`); returns what `zoom_ocr_run` returns, or `{"skipped": reason}` without training
+    anything when `zoom_ocr_enabled` says no. Relative `runs_dir` paths are from the current directory."""
     T = P["train"]
+    if not zoom_ocr_enabled(T.get("zoom_ocr")):
+        if progress: print("the zoom policy is not trained: params train.zoom_ocr.enabled is false")
+        return {"skipped": "params train.zoom_ocr.enabled is false"}
     return zoom_ocr_run(T.get("zoom_ocr"), T["runs_dir"], seed=int(P.get("seed", 0)), progress=progress)
