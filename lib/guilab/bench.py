@@ -304,13 +304,14 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
                 try: ag.close()
                 except Exception: pass
     with build_span(f["episodes"]) as span, JsonlWriter(f["episodes"]) as w:   # records a later run reuses: a build (guilab reproduce's estimate)
+        n_before = len(w.done)
         if todo:
             if int(workers) == 1: work(0)
             else:
                 ths = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(n_work)]
                 for t in ths: t.start()
                 for t in ths: t.join()
-            span["built"] = True
+        span["built"] = len(w.done) > n_before   # episodes that errored are retried next time: not a build
     bar.close()
     if errs: write_jsonl(f["episodes"], read_jsonl(f["episodes"]) + errs)   # errors recorded beside the ok episodes
     pos = {t: k for k, t in enumerate(ids)}

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/02_reproduce.ipynb #cbd57012
 from __future__ import annotations
-import contextlib, json, math, os, re, sys, time, traceback
+import contextlib, functools, json, math, os, re, sys, time, traceback
 from pathlib import Path
 
 from .core import (atomic_write, cache_key, code_digest, file_digest, git_commit, guilab_imports, load_params, make_manifest,
@@ -13,12 +13,12 @@ from .core import (atomic_write, cache_key, code_digest, file_digest, git_commit
 
 # %% auto #0
 __all__ = ['LOADED_TAG', 'WRITES_HOOK', 'STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'LANES',
-           'SHARED_INPUTS', 'LANE_INPUTS', 'LANE_ENV', 'repro_notebooks', 'select_notebooks', 'has_parameters_cell',
-           'no_parameters_message', 'run_notebook', 'clean_on_save', 'load_gallery', 'stages_commit_text',
-           'split_wide_tables', 'break_intervals', 'write_gallery', 'readme_claims_block', 'update_readme_claims',
-           'notebook_lane', 'lane_summary', 'main_job_rows', 'plot_lanes', 'notebook_modules', 'module_digests',
-           'stage_key_parts', 'stage_key', 'why_run', 'caches_reused', 'caches_present', 'eta_text', 'lane_inputs',
-           'stage_modules', 'shared_inputs', 'build_shared_inputs', 'lane_env', 'reproduce']
+           'CACHE_ROOTS', 'SHARED_INPUTS', 'LANE_INPUTS', 'LANE_ENV', 'repro_notebooks', 'select_notebooks',
+           'has_parameters_cell', 'no_parameters_message', 'run_notebook', 'clean_on_save', 'load_gallery',
+           'stages_commit_text', 'split_wide_tables', 'break_intervals', 'write_gallery', 'readme_claims_block',
+           'update_readme_claims', 'notebook_lane', 'lane_summary', 'main_job_rows', 'plot_lanes', 'notebook_modules',
+           'module_digests', 'stage_key_parts', 'stage_key', 'why_run', 'caches_reused', 'caches_present', 'eta_text',
+           'lane_inputs', 'stage_modules', 'shared_inputs', 'build_shared_inputs', 'lane_env', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -694,11 +694,25 @@ def why_run(entry: dict | None,      # the notebook's entry in the previous mani
 def caches_reused(why: str) -> bool:
     """Whether a stage that runs for reason `why` (`why_run`) is expected to reuse the caches its last run built (trained
     models and evaluation records, logged by `guilab.core.build_span`): yes when only its notebook, claims, reported numbers or code changed
-    (caches are keyed by their own settings and code), an output went missing, or --force; no when it never ran here,
-    failed, or its params or input files changed."""
+    (caches are keyed by their own settings and code) in modules outside what trains and evaluates (`CACHE_ROOTS` and
+    what they import, e.g. a reporting helper), an output went missing, or --force; no when it never ran here, failed,
+    its params or input files changed, or a changed module is one a cache may be keyed on (or more than four changed)."""
     if why.startswith("changed: "):
-        return not any(w.split(" (")[0] in ("params", "files") for w in why[len("changed: "):].split(", "))
+        if any(w.split(" (")[0] in ("params", "files") for w in why[len("changed: "):].split(", ")): return False
+        m = re.search(r"\bcode \(([^)]*)\)", why)
+        if m:   # the changed modules: a cache is keyed by the code it runs, so one of those modules rebuilds it
+            mods = m.group(1).split(" and ")[0].split(", ")
+            if " more" in m.group(1) or set(mods) & _cache_modules(): return False
+        return True
     return why.startswith(("an output is missing", "its last run wrote nothing", "--force"))
+
+CACHE_ROOTS = ("guilab.bench", "guilab.train.pipeline", "guilab.train.gui_agent", "guilab.train.zoom_run", "guilab.pagebench.suite",
+               "guilab.grounding.suite", "guilab.stability.runner", "guilab.vlaa.evaluate")   # what trains and evaluates
+
+@functools.lru_cache(maxsize=1)
+def _cache_modules() -> frozenset:
+    "The guilab modules whose code may key a cache (trained models, evaluation records): `CACHE_ROOTS`' import closure."
+    return frozenset(import_closure(CACHE_ROOTS, entry_points=False))
 
 def caches_present(p: dict,     # the loaded params
                    root: Path,  # the project root (relative `runs_dir`s are under it)
@@ -754,13 +768,15 @@ SHARED_INPUTS = {   # a guilab module stages load -> (what it builds, "module:fu
                                "guilab.pagebench.suite:page_eval_setup"),
 }
 
-LANE_INPUTS = {   # a guilab module -> (what it builds, "module:function" called as f(params, progress=...), the lane that builds it ahead)
+LANE_INPUTS = {   # a guilab module -> (what it builds, "module:function" called as f(params, progress=...), the lane that builds it
+                 # ahead, "module:function" f(params) -> bool: whether these params build it at all)
     "guilab.train.zoom_run": ("the LBS zoom policy's training (teacher data, warm-up, SFT, GRPO), which lbs_grpo_zoom evaluates",
-                              "guilab.train.zoom_run:zoom_ocr_setup", "cpu"),
+                              "guilab.train.zoom_run:zoom_ocr_setup", "cpu", "guilab.train.zoom_run:zoom_ocr_wanted"),
 }
 
 def lane_inputs(by_lane: dict,       # lane -> stage names to run in it
                 modules_of: dict,    # stage name -> the guilab modules it loads (`stage_modules`)
+                p: dict | None = None,   # the loaded params: an input they do not build (its switch says no) is left out
                ) -> dict[str, list[str]]:
     """`{lane: [module]}`: the `LANE_INPUTS` a lane builds before its own stages, because a stage of another lane that
     is to run loads the module (and the building lane has stages to run: otherwise that stage builds it itself). Why:
@@ -768,7 +784,11 @@ def lane_inputs(by_lane: dict,       # lane -> stage names to run in it
     evaluates it on the capture; trained in the cpu lane first, the browser lane only evaluates. The builds lock their
     folders (`guilab.core.stage_folder`), so a stage that gets there first waits for the build rather than redoing it."""
     out = {}
-    for m, (_what, _fn, ln) in LANE_INPUTS.items():
+    import importlib
+    for m, (_what, _fn, ln, *wanted) in LANE_INPUTS.items():
+        if p is not None and wanted:
+            mod, fn = wanted[0].split(":")
+            if not getattr(importlib.import_module(mod), fn)(p): continue
         if ln in by_lane and any(m in modules_of[n] for other, names in by_lane.items() if other != ln for n in names):
             out.setdefault(ln, []).append(m)
     return out
@@ -862,7 +882,8 @@ def _run_lanes(by_lane: dict,        # lane -> stage names to run in it
 
 @contextlib.contextmanager
 def _build_log(path: Path):
-    """While inside, each `built_once` build appends to `path` (`BUILD_LOG_ENV`; a hidden file: not an output); on exit
+    """While inside, each build span (`guilab.core.build_span`: `built_once` folders, the evaluation records
+    `guilab.bench` adds, PAGER's training) appends to `path` (`BUILD_LOG_ENV`; a hidden file: not an output); on exit
     the yielded dict gets `seconds`, the builds' total, and the file is removed."""
     path.unlink(missing_ok=True); os.environ[BUILD_LOG_ENV] = str(path); got = {}
     try: yield got
@@ -921,7 +942,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
     by_lane = {ln: v for ln, v in by_lane.items() if v}
     split = lanes and lane is None and len(by_lane) > 1
     modules_of = {n: stage_modules(nbs[n], loaded[n]) for n in todo}
-    plan = lane_inputs(by_lane, modules_of) if split else {}   # lane -> LANE_INPUTS it builds before its stages
+    plan = lane_inputs(by_lane, modules_of, p) if split else {}   # lane -> LANE_INPUTS it builds before its stages
     old_ahead = old.get("ahead") or {}
     if lane is None:
         def ahead_eta(m):   # an input built ahead: its last real build's time; none when every stage loading it reuses its cache
@@ -1012,7 +1033,7 @@ def reproduce(params: str | os.PathLike = "params/default.yaml",  # params file
                            f", {_fmt_s(built)} of it building caches it should reuse now: ≈ {_fmt_s(est)}") if est is not None and last is not None and est < last else "")
                        + f"; all left {eta_text(prev, todo[todo.index(name):], params.name, est_why)})")
             t_start = time.time()
-            with _build_log(out / f".builds-{name}.jsonl") as log:   # what `built_once` builds in this stage
+            with _build_log(out / f".builds-{name}.jsonl") as log:   # what this stage builds (`build_span`)
                 r = run_notebook(nb, params, out, overrides, cwd=root, progress=progress)
             r["built_s"] = log["seconds"]
             old_e = prev.get(name) or {}   # warm_s: the time of its last run that built nothing, with these params (`_eta`)

@@ -183,7 +183,6 @@ def _train_pipeline(cfg, runs, seed, stages, progress, span):
     stats_f = runs / f"pipeline-{k_sft}.json"
     stats = json.loads(stats_f.read_text()) if stats_f.exists() else {}
     if not finished(sft_dir, k_sft):
-        span["built"] = True
         _, proc, loc_bins = load_policy_model(base)
         W, H = trajs[0].get("size", [1280, 800]) if trajs else (1280, 800)
         with PartialState().main_process_first():   # rank 0 writes the Arrow cache, the others load it
@@ -191,13 +190,13 @@ def _train_pipeline(cfg, runs, seed, stages, progress, span):
                              limit=ss.max_examples, seed=seed, progress=progress, cache_dir=runs / "hf_cache" / k_sft)
         stats["sft"] = {"examples": len(ex)}
         train_sft(base, sft_dir, ex, cfg["sft"], key=k_sft, progress=progress); del ex
+        span["built"] = True   # a model a later call reuses (`build_span`: `guilab reproduce`'s built_s)
         shutil.rmtree(runs / "hf_cache" / k_sft, ignore_errors=True)
         stats["sft"].update({k: json.loads((sft_dir / "guilab_train.json").read_text())[k] for k in ("steps", "seconds")})
     out["checkpoints"]["sft"] = sft_dir
     out["keys"].update(keys)
     need = [v for v in todo if not finished(runs / f"grpo-{v}-{keys[v]}", keys[v])]
     if need:
-        span["built"] = True
         mnt = int(gkw["max_completion_length"])
         rows, st = policy_states(sft_dir, trajs, probs, n_tasks=gs.n_tasks, seed=seed, max_new_tokens=mnt,
                                  progress=progress)
@@ -215,6 +214,7 @@ def _train_pipeline(cfg, runs, seed, stages, progress, span):
                 continue
             train_grpo(sft_dir, runs / f"grpo-{v}-{keys[v]}", kept, cfg["grpo"], terms=tuple(gs.variants[v]),
                        key=keys[v], progress=progress)
+            span["built"] = True   # (rollouts that keep no prompt are redone by every call: not a build)
     for v in todo:
         if v not in out.get("skipped", {}): out["checkpoints"][v] = runs / f"grpo-{v}-{keys[v]}"
     if warm_info: stats["copy_warmup"] = {k: warm_info.get(k) for k in ("steps", "stages", "seconds", "pairs", "clicks", "projects", "acc_short", "acc_full", "acc_click", "acc_project", "passed")}

@@ -12,7 +12,7 @@ from ..core import stage_folder, cache_key, write_jsonl, read_jsonl, code_digest
 
 # %% auto #0
 __all__ = ['STAGE_ROOTS', 'ZOOM_OCR_DEFAULTS', 'modules_digest', 'zoom_ocr_settings', 'zoom_ocr_enabled', 'zoom_ocr_run',
-           'zoom_ocr_setup']
+           'zoom_ocr_setup', 'zoom_ocr_wanted']
 
 # %% ../../../nbs/train/04d_zoom_run.ipynb #cf38d798
 STAGE_ROOTS = ("guilab.train.zoom_run",)   # the recipe's entry module: a stage's key covers it and every guilab module it imports
@@ -154,3 +154,7 @@ def zoom_ocr_setup(P: dict,               # loaded params (guilab.core.load_para
         if progress: print("the zoom policy is not trained: params train.zoom_ocr.enabled is false")
         return {"skipped": "params train.zoom_ocr.enabled is false"}
     return zoom_ocr_run(T.get("zoom_ocr"), T["runs_dir"], seed=int(P.get("seed", 0)), progress=progress)
+
+def zoom_ocr_wanted(P: dict) -> bool:
+    "Whether params `P` train the zoom policy (`zoom_ocr_enabled` of `train.zoom_ocr`): `guilab.reproduce.LANE_INPUTS`' switch."
+    return zoom_ocr_enabled((P.get("train") or {}).get("zoom_ocr"))
