@@ -681,6 +681,36 @@ def module_file(name: str) -> Path | None:
 
 _ENTRY_POINT = re.compile(r"guilab(?:\.\w+)+(?::\w+)?")
 
+_MEMO: dict = {}   # (kind, its arguments, blake2b of a source) -> what `ast` found in it: a parse is redone only when the bytes change
+
+def _memo(kind: tuple, source: str, compute):
+    """`compute()`, memoised by `kind` and the digest of `source`. Why: every cache key over code (`code_digest_of`) walks
+    the ASTs of its modules' import closure, and a notebook computes dozens of keys over the same files (measured
+    2026-12-06: `page_eval_setup` spent 44 of its 49 s parsing the same ~25 files 19 times, with every record cached)."""
+    k = (kind, hashlib.blake2b(source.encode("utf-8"), digest_size=16).digest())
+    if k not in _MEMO: _MEMO[k] = compute()
+    return _MEMO[k]
+
+def _imports_in(source: str, module: str, is_package: bool, entry_points: bool) -> tuple[frozenset, frozenset]:
+    """`guilab_imports`' parse of `source`: (the guilab names it imports for certain, the `from base import name`
+    candidates `base.name` that count only when they are modules). Raises `SyntaxError`."""
+    pkg = module.split(".") if is_package else module.split(".")[:-1]
+    sure, maybe = set(), set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            sure |= {a.name for a in node.names if a.name == "guilab" or a.name.startswith("guilab.")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                if node.level - 1 > len(pkg): continue
+                base = ".".join(pkg[:len(pkg) - (node.level - 1)] + ([node.module] if node.module else []))
+            else: base = node.module or ""
+            if not (base == "guilab" or base.startswith("guilab.")): continue
+            sure.add(base)
+            maybe |= {f"{base}.{a.name}" for a in node.names}
+        elif entry_points and isinstance(node, ast.Constant) and isinstance(node.value, str) and _ENTRY_POINT.fullmatch(node.value):
+            sure.add(node.value.split(":")[0])   # a registry's entry point ("guilab.grounding.ocr:ocr_agent"), imported by name later
+    return frozenset(sure), frozenset(maybe)
+
 def guilab_imports(source: str,             # a module's (or a notebook's code cells') Python source
                    module: str = "",        # its dotted name, for relative imports ("" for a notebook)
                    is_package: bool = False,# True for a package's __init__
@@ -691,21 +721,8 @@ def guilab_imports(source: str,             # a module's (or a notebook's code c
     `module`, and entry-point strings `"guilab.x.y:name"` (the agent and benchmark registries import those by name;
     `entry_points=False` leaves them out, for a caller that names the agents it runs itself). Every parent package is included (importing `guilab.a.b` runs `guilab/a/__init__.py`). Raises
     `SyntaxError` on source that does not parse."""
-    pkg = module.split(".") if is_package else module.split(".")[:-1]
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name == "guilab" or a.name.startswith("guilab.")}
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                if node.level - 1 > len(pkg): continue
-                base = ".".join(pkg[:len(pkg) - (node.level - 1)] + ([node.module] if node.module else []))
-            else: base = node.module or ""
-            if not (base == "guilab" or base.startswith("guilab.")): continue
-            found.add(base)
-            found |= {f"{base}.{a.name}" for a in node.names if module_file(f"{base}.{a.name}")}
-        elif entry_points and isinstance(node, ast.Constant) and isinstance(node.value, str) and _ENTRY_POINT.fullmatch(node.value):
-            found.add(node.value.split(":")[0])   # a registry's entry point ("guilab.grounding.ocr:ocr_agent"), imported by name later
+    sure, maybe = _memo(("imports", module, is_package, entry_points), source, lambda: _imports_in(source, module, is_package, entry_points))
+    found = set(sure) | {m for m in maybe if module_file(m)}
     out = set()
     for m in found:
         p = m.split(".")
@@ -728,8 +745,9 @@ def import_closure(roots: Iterable[str],   # guilab module names
         todo += sorted(guilab_imports(f.read_text(encoding="utf-8"), m, f.name == "__init__.py", entry_points) - seen)
     return sorted(seen)
 
-def _string_constants(f: Path) -> set[str]:
-    return {n.value for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+def _string_constants(f: Path) -> frozenset[str]:
+    src = f.read_text(encoding="utf-8")
+    return _memo(("strings",), src, lambda: frozenset(n.value for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Constant) and isinstance(n.value, str)))
 
 def data_entries(modules: Iterable[str]) -> list[Path]:
     """The package data (`guilab/data/<entry>`, a file or folder) that `modules` read: an entry counts when one of

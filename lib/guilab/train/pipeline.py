@@ -240,7 +240,10 @@ def evaluate_stages(P: dict,                 # loaded params (`train.eval`, `tra
                    ) -> dict:
     """PAGER (oracle planner) with each trained checkpoint as its executor on `train.eval.problems` (Euclid), in
     `train.eval.modes`; evaluation records are cached by build, code, checkpoint and mode (`run_suite`), so Table 2's
-    tiny rows and Table 3 share them. Returns `{'results': {(label, mode): records}, 'specs', 'build', 'problems'}`."""
+    tiny rows and Table 3 share them. `train.eval.stage_modes` (`{stage: [modes]}`, optional) narrows the modes of
+    the stages it names (default.yaml: the GRPO executor closed loop only, for the hour); each (label, mode) so left out
+    is in `'not_run'` with the reason, for the table to say so. Returns `{'results': {(label, mode): records},
+    'not_run': {(label, mode): reason}, 'specs', 'build', 'problems'}`."""
     from guilab.pagebench.problems import load_problems
     from guilab.pagebench.build import build
     from guilab.pagebench.suite import run_suite
@@ -254,8 +257,17 @@ def evaluate_stages(P: dict,                 # loaded params (`train.eval`, `tra
     specs = [{"label": stage_label(s, prefix) + suffix, "agent": "pager", "options": {"policy": str(res["checkpoints"][s])},
               "weights": res["keys"][s], "threads": int(ev.get("threads", 16)), "max_new_tokens": int(ev.get("max_new_tokens", 48))}
              for s in stages]
-    out = run_suite(folder, specs, modes or ev.get("modes", ("closed_loop", "teacher_forced")), cache=runs / "eval_records", progress=progress)
-    return {"results": out, "specs": specs, "build": folder, "problems": {p.id: p for p in probs}}
+    modes = list(modes or ev.get("modes", ("closed_loop", "teacher_forced")))
+    narrowed = ev.get("stage_modes") or {}
+    groups, not_run = {}, {}
+    for s, spec in zip(stages, specs):
+        ms = tuple(m for m in modes if m in narrowed.get(s, modes))
+        for m in modes:
+            if m not in ms: not_run[(spec["label"], m)] = f"not evaluated at these params (train.eval.stage_modes: {s} {list(narrowed[s])})"
+        if ms: groups.setdefault(ms, []).append(spec)
+    out = {}
+    for ms, sp in groups.items(): out.update(run_suite(folder, sp, list(ms), cache=runs / "eval_records", progress=progress))
+    return {"results": out, "not_run": not_run, "specs": specs, "build": folder, "problems": {p.id: p for p in probs}}
 
 def curves_of(ckpt) -> "pd.DataFrame":
     "The training curves of a checkpoint written by this pipeline (`<folder>.curves.jsonl`)."
