@@ -242,7 +242,7 @@ def evaluate_stages(P: dict,                 # loaded params (`train.eval`, `tra
     `train.eval.modes`; evaluation records are cached by build, code, checkpoint and mode (`run_suite`), so Table 2's
     tiny rows and Table 3 share them. `train.eval.stage_modes` (`{stage: [modes]}`, optional) narrows the modes of
     the stages it names (default.yaml: the GRPO executor closed loop only, for the hour); each (label, mode) so left out
-    is in `'not_run'` with the reason, for the table to say so. Returns `{'results': {(label, mode): records},
+    is in `'not_run'` with the reason, for the table to say so; an unknown stage or mode there raises `ValueError`. Returns `{'results': {(label, mode): records},
     'not_run': {(label, mode): reason}, 'specs', 'build', 'problems'}`."""
     from guilab.pagebench.problems import load_problems
     from guilab.pagebench.build import build
@@ -259,6 +259,10 @@ def evaluate_stages(P: dict,                 # loaded params (`train.eval`, `tra
              for s in stages]
     modes = list(modes or ev.get("modes", ("closed_loop", "teacher_forced")))
     narrowed = ev.get("stage_modes") or {}
+    known = {"sft", *P["train"].get("grpo", {}).get("variants", {})}
+    for s, ms in narrowed.items():
+        if s not in known or not isinstance(ms, (list, tuple)) or not set(ms) <= {"closed_loop", "teacher_forced"}:
+            raise ValueError(f"train.eval.stage_modes: {s}: {ms!r} — stages are {sorted(known)}, each a list of closed_loop / teacher_forced")
     groups, not_run = {}, {}
     for s, spec in zip(stages, specs):
         ms = tuple(m for m in modes if m in narrowed.get(s, modes))
