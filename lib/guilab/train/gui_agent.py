@@ -16,6 +16,9 @@ from ..stability.utg import states, edge_label
 from ..stability.tasks import build_long_tasks
 from ..stability.compose import walk_tasks
 from ..stability.runner import UTGEnv, V_OUT
+from ..vlaa.loop import LoopBreaker
+from ..vlaa.manager import order_text
+from .gui_manager import UTGScreenEnv, verifier_feedback
 
 # %% auto #0
 __all__ = ['GUI_AGENT_DEFAULTS', 'STAGES', 'training_tasks', 'teacher_episode', 'teacher_episodes', 'build_agent_base',
@@ -66,16 +69,33 @@ def _reference_next(G: nx.DiGraph, task: dict) -> dict:
 def teacher_episode(env: UTGEnv, task: dict, condition: str,
                     p_detour: float = 0.25,   # probability per step of a detour first
                     max_detours: int = 2,     # at most this many detours per episode
-                    seed: int = 0) -> dict:
+                    seed: int = 0,
+                    p_reject: float = 0.0,    # probability per teacher step (not at the goal) of a verifier-rejection example
+                    p_stuck: float = 0.0,     # probability per teacher step of a stuck detour and a loop-breaker-order example
+                    tau_a: int = 3,           # the loop breaker's tier-1 threshold (a stuck detour repeats an action this often)
+                   ) -> dict:
     """One teacher episode in the UTG env: `{"task", "condition", "examples": [{"prompt", "completion"}], "states",
     "lines", "detours", "success"}`. Examples are trl conversational prompt-completion pairs of the teacher's own
     steps (a detour is in the history, never a target); `done` at the goal is a target too. On the reference path the
     teacher takes the reference's next step (the order the detailed instruction lists), elsewhere the first step of a
-    shortest path to the goal."""
-    g = rng(seed, "gui_teacher", task["id"], condition)
+    shortest path to the goal.
+
+    Manager feedback (VLAA-GUI, `guilab.train.gui_manager`), drawn from its own random stream (with both
+    probabilities 0 the episode is the one without them): with `p_reject` a step's example is repeated with the
+    verifier's rejection of a `done` on that screen in the prompt (`verifier_feedback`: what the manager says when the
+    agent stops early) and the same target; with `p_stuck`, where the screen offers a control whose only known
+    outcome is this screen, the teacher clicks it `tau_a` times (in the history, never a target), the real
+    `LoopBreaker` gives its order, and the example with that order in the prompt (`order_text`) has the teacher's step
+    as target. Both need a `UTGScreenEnv` (ValueError otherwise). Counts: `rejections`, `stuck`."""
+    if (p_reject or p_stuck) and not isinstance(env, UTGScreenEnv):
+        raise ValueError("teacher_episode: manager feedback (p_reject, p_stuck) needs a UTGScreenEnv (observations with a11y)")
+    g = rng(seed, "gui_teacher", task["id"], condition); gf = rng(seed, "gui_teacher_feedback", task["id"], condition)
     nxt, ref = _next_labels(env.G, task["goal"]), _reference_next(env.G, task)
     obs, _ = env.reset(seed=int(g.integers(2**31)), options={"task": task, "condition": condition})
     hist, ex, sts, lines, detours = [], [], [env.state], [], 0
+    first, n_rej, n_stuck = obs, 0, 0
+    prompt = lambda fb="": som_messages(obs["instruction"], [l for l, _ in offered], hist, fb)
+    target = lambda: [{"role": "assistant", "content": want}]
     for _ in range(env.max_steps):
         offered = action_lines(obs); by_label = {edge_label(a): l for l, a in offered if edge_label(a)}
         known = [l for l, a in offered if a["type"] != "done" and env._next(a)]   # actions whose outcome the UTG knows
@@ -86,25 +106,39 @@ def teacher_episode(env: UTGEnv, task: dict, condition: str,
         if not at_goal and detours < max_detours and detour and g.random() < p_detour:
             line = detour[int(g.integers(len(detour)))]; detours += 1
         else:
-            ex.append({"prompt": som_messages(obs["instruction"], [l for l, _ in offered], hist), "completion": [{"role": "assistant", "content": want}]})
+            ex.append({"prompt": prompt(), "completion": target()})
             line = want
             if want == "done": break
+            if p_reject and gf.random() < p_reject:
+                fb = verifier_feedback(first, obs, env.T)
+                if fb: ex.append({"prompt": prompt(fb), "completion": target()}); n_rej += 1
+            if p_stuck and n_stuck == 0 and gf.random() < p_stuck:
+                stay = [(l, a) for l, a in offered if a["type"] != "done" and env._next(a) and all(v == env.state for v, _ in env._next(a))]
+                if stay and env.t + tau_a < env.max_steps:
+                    ls, as_ = stay[int(gf.integers(len(stay)))]; lb, orders = LoopBreaker(tau_a=tau_a), []
+                    for _ in range(int(tau_a)):
+                        pre = obs; obs, *_ = env.step(dict(as_)); hist.append(ls); lines.append(ls); sts.append(env.state)
+                        orders = lb.observe(as_, env.describe_element(as_.get("element")), pre, obs) or orders
+                    if orders: ex.append({"prompt": prompt(order_text(orders[-1])), "completion": target()}); n_stuck += 1
+                    offered = action_lines(obs)
         act = dict(next(a for l, a in offered if l == line))
         obs, _, term, trunc, info = env.step(act); hist.append(line); lines.append(line); sts.append(env.state)
         if term or trunc: break
     return {"task": task["id"], "condition": condition, "examples": ex, "states": sts, "lines": lines, "detours": detours,
+            "rejections": n_rej, "stuck": n_stuck,
             "success": bool(sts[-1] == task["goal"] and ex and ex[-1]["completion"][0]["content"] == "done")}
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #3b8a2086
 def teacher_episodes(G: nx.DiGraph, tasks: list[dict], conditions=("concise", "detailed"), p_detour: float = 0.25,
                      max_detours: int = 2, budget: int = 15, seed: int = 0, progress: bool = True,
                      repeats: int = 1,   # episodes per task × condition (seeds `seed`, `seed + 1`, …: other detours)
+                     p_reject: float = 0.0, p_stuck: float = 0.0,   # manager-feedback examples (`teacher_episode`)
                     ) -> list[dict]:
-    "`teacher_episode` for every task × condition × repeat in the UTG env (budget `budget`)."
+    "`teacher_episode` for every task × condition × repeat in the UTG replay with screen text (`UTGScreenEnv`, budget `budget`)."
     from tqdm.auto import tqdm
-    env = UTGEnv(G, None, max_steps=budget, screenshots=False)
-    return [teacher_episode(env, t, c, p_detour, max_detours, seed + r) for t in tqdm(tasks, disable=not progress, desc="teacher")
-            for c in conditions for r in range(int(repeats))]
+    env = UTGScreenEnv(G, None, max_steps=budget, screenshots=False)
+    return [teacher_episode(env, t, c, p_detour, max_detours, seed + r, p_reject=p_reject, p_stuck=p_stuck)
+            for t in tqdm(tasks, disable=not progress, desc="teacher") for c in conditions for r in range(int(repeats))]
 
 def build_agent_base(out_dir,                  # folder to create (replaced)
                      examples: list[dict],     # SFT examples: their prompts train the tokenizer
@@ -295,7 +329,7 @@ def default_inputs() -> tuple[nx.DiGraph, list[dict], list[dict]]:
 # %% ../../../nbs/train/07_gui_agent.ipynb #09bcedfc
 GUI_AGENT_DEFAULTS = {
     "data": {"n_tasks": 3000, "per_goal": 4, "max_steps": 8, "p_detour": 0.25, "max_detours": 2, "held_out_tasks": 40, "seed": 1,
-             "repeats": 1},
+             "repeats": 1, "p_reject": 0.0, "p_stuck": 0.0},
     "base": {"seed": 0, "n_corpus": 600, "hidden_size": 128, "num_layers": 2, "intermediate_size": 256},
     "sft": {"max_steps": 1200, "batch": 16, "lr": 1.0e-3, "eval_every": 200, "until": 0.97, "held_out": 64, "renamed": 0.0},
     "grpo": {"steps": 20, "tasks_per_step": 4, "group": 8, "lr": 1.0e-4, "temperature": 1.0, "budget": 15, "seed": 0,
@@ -345,11 +379,12 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
         tr = training_tasks(G, int(d["n_tasks"]), set(excl), max_steps=int(d["max_steps"]), per_goal=int(d["per_goal"]), seed=int(d["seed"]), walks=walks)
         k = int(d["held_out_tasks"])
         eps = teacher_episodes(G, tr, p_detour=float(d["p_detour"]), max_detours=int(d["max_detours"]), seed=int(d["seed"]), progress=progress,
-                               repeats=int(d["repeats"]))
+                               repeats=int(d["repeats"]), p_reject=float(d["p_reject"]), p_stuck=float(d["p_stuck"]))
         for e in eps: e["held_out"] = e["task"] in {t["id"] for t in tr[len(tr) - k:]}
         write_jsonl(tmp / "tasks.jsonl", tr); write_jsonl(tmp / "episodes.jsonl", eps)
         return {"tasks": len(tr), "held_out_tasks": k, "episodes": len(eps), "teacher_success": float(np.mean([e["success"] for e in eps])),
-                "examples": sum(len(e["examples"]) for e in eps if not e["held_out"]), "held_out_goals": len(excl)}
+                "examples": sum(len(e["examples"]) for e in eps if not e["held_out"]), "held_out_goals": len(excl),
+                "rejection_examples": sum(e["rejections"] for e in eps if not e["held_out"]), "stuck_examples": sum(e["stuck"] for e in eps if not e["held_out"])}
     folders["data"] = stage_folder(root, "data", keys["data"], build_data, "gui-agent" if progress else "")
     def done():
         out["folders"] = folders

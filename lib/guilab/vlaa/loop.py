@@ -53,8 +53,11 @@ def same_screen(a, b,                      # screenshots (H×W×3 uint8 arrays o
                 shortlist_bits: int = 24,   # average-hash distance above which the answer is "different" at once
                ) -> bool:
     """Whether two observations show the same screen: equal `screen_digest` and, when both accessibility texts are
-    given, equal `normalize_a11y` texts. Blank frames are never the same screen; different shapes never are.
+    given, equal `normalize_a11y` texts. Without either screenshot (a text-only observation, e.g. the UTG replay of
+    `guilab.train.gui_manager`) the accessibility texts alone decide: equal and not empty. Blank frames are never the same screen; different shapes never are.
     The average hash only rules pairs out early (a perceptual hash cannot say "same": 42 vs 43 collide)."""
+    if a is None and b is None:   # text-only observations (a UTG replay without screenshots): the texts decide
+        return a11y_a is not None and a11y_b is not None and bool(normalize_a11y(a11y_a)) and normalize_a11y(a11y_a) == normalize_a11y(a11y_b)
     if a is None or b is None: return False
     A, B = _arr(a), _arr(b)
     if A.shape != B.shape or is_blank(A) or is_blank(B): return False
@@ -64,7 +67,7 @@ def same_screen(a, b,                      # screenshots (H×W×3 uint8 arrays o
 
 # %% ../../../nbs/vlaa/03_loop.ipynb #b1ce17e0
 def action_key(a: dict,                   # an action record
-               target: dict | None = None,  # {"role", "name"} of the element under a pointer action, when known
+               target: dict | None = None,  # {"role", "name"} of the element under a pointer action (or a set-of-mark element action), when known
                grid: int = 24,            # pixel cell for pointer actions without a known target
               ) -> tuple:
     "A hashable normal form of an action for loop detection (see above)."
@@ -72,6 +75,7 @@ def action_key(a: dict,                   # an action record
     def where(x, y):
         if target and (target.get("role") or target.get("name")):
             return ("el", str(target.get("role") or ""), re.sub(r"\s+", " ", str(target.get("name") or "")).strip()[:80])
+        if a.get("element") is not None: return ("el", "", str(a["element"]))   # a set-of-mark action names its element
         return ("px", int(float(x) // grid), int(float(y) // grid))
     if t in ("click", "draw"): return (t, a.get("button", "left"), int(a.get("clicks", 1)), where(a.get("x", 0), a.get("y", 0)))
     if t == "drag": return (t, where(a.get("x", 0), a.get("y", 0)), int(float(a.get("x2", 0)) // grid), int(float(a.get("y2", 0)) // grid))

@@ -12,8 +12,12 @@ from .verifier import CompletenessVerifier, page_judge
 MANAGER_TOOLS = ("verifier", "loop", "search", "coding", "grounding")
 CRITERIA = ("agent", "task")
 
+def order_text(order: dict) -> str:
+    "The feedback text the manager hands the acting agent for a loop-breaker order (`LoopBreaker.observe`'s records): `tier N: message`."
+    return f"tier {order['tier']}: {order['message']}"
+
 # %% auto #0
-__all__ = ['MANAGER_TOOLS', 'CRITERIA', 'parse_tools', 'knowledge_base', 'VLAAManager']
+__all__ = ['MANAGER_TOOLS', 'CRITERIA', 'order_text', 'parse_tools', 'knowledge_base', 'VLAAManager']
 
 # %% ../../../nbs/vlaa/07_manager.ipynb #2c87c85c
 def parse_tools(spec) -> tuple:
@@ -40,7 +44,9 @@ def knowledge_base(env):
 # %% ../../../nbs/vlaa/07_manager.ipynb #8af28ba0
 class VLAAManager(Agent):
     """The VLAA-GUI manager (seed `002_…` §2): wraps an acting agent with the mandatory and on-demand tools in
-    `tools`; the verifier's criteria come from `criteria` (see above: `"task"` is privileged). Raises `ValueError`
+    `tools`; the verifier's criteria come from `criteria` (see above: `"task"` is privileged; a callable
+    `criteria(first_obs) -> list[str]` is the manager's own criteria writer, which reads what a user gives and sees:
+    the instruction and the first screen, e.g. `guilab.train.gui_manager.instruction_criteria`). Raises `ValueError`
     for an unknown tool or criteria source, and at reset for `"task"` without `info[PRIVILEGED]["task"]`."""
     def __init__(self, agent: Agent,                # the acting agent (has act(obs); optional feedback/bind/criteria)
                  tools=MANAGER_TOOLS,                       # subset of MANAGER_TOOLS (names, comma string, 'all' or 'none')
@@ -48,12 +54,14 @@ class VLAAManager(Agent):
                  max_rejections: int = 3,           # verifier rejections in a row before the episode ends
                  max_tool_calls: int = 8,           # tool calls per step before the manager moves on
                  reflection_judge=None,             # tier-3 judge(history) -> {"loop", "reason"}; None: rule-based
-                 criteria: str = "agent",           # the verifier's criteria: "agent" or "task" (authored: privileged)
+                 criteria="agent",                  # the verifier's criteria: "agent", "task" (authored: privileged) or a callable (the manager's writer)
+                 max_criteria: int = 3,             # criteria the verifier keeps (fixed at step 1)
                 ):
-        if criteria not in CRITERIA:
-            raise ValueError(f"criteria must be one of {', '.join(CRITERIA)}, got {criteria!r}")
+        if not callable(criteria) and criteria not in CRITERIA:
+            raise ValueError(f"criteria must be one of {', '.join(CRITERIA)} or a callable, got {criteria!r}")
         self.agent, self.tools, self.criteria = as_agent(agent), parse_tools(tools), criteria
         self.tau_a, self.tau_o, self.max_rejections, self.max_tool_calls = tau_a, tau_o, max_rejections, max_tool_calls
+        self.max_criteria = int(max_criteria)
         self.reflection_judge, self.env = reflection_judge, None
         self.agent.tools = self.tools
 
@@ -67,12 +75,15 @@ class VLAAManager(Agent):
         self.agent.bind(env)
 
     def _target(self, a):
+        if a.get("element") is not None and self.env is not None and hasattr(self.env, "describe_element"):
+            return self.env.describe_element(a["element"])   # a set-of-mark action: the element's role and name
         if a.get("type") in ("click", "draw", "scroll", "drag") and self.env is not None and hasattr(self.env, "describe_point"):
             try: return self.env.describe_point(a["x"], a["y"])
             except Exception: return None
         return None
 
     def _criteria(self, obs, info) -> list:
+        if callable(self.criteria): return list(self.criteria(obs))
         if self.criteria == "agent": return self.agent.criteria(obs)
         task = ((info or {}).get(PRIVILEGED) or {}).get("task")
         if not isinstance(task, dict):
@@ -86,7 +97,7 @@ class VLAAManager(Agent):
         kb_terms = None
         if "search" in self.tools and "verifier" in self.tools and self.env is not None:
             kb_terms = knowledge_base(self.env).unknown_terms
-        self.verifier = CompletenessVerifier(max_rejections=self.max_rejections, judge=page_judge if hasattr(self.env, "evaluate_js") else None,
+        self.verifier = CompletenessVerifier(max_criteria=self.max_criteria, max_rejections=self.max_rejections, judge=page_judge if hasattr(self.env, "evaluate_js") else None,
                                              unknown_terms=kb_terms) if "verifier" in self.tools else None
         if self.verifier is not None:
             self.verifier.start(obs, self._criteria(obs, info))
@@ -103,7 +114,7 @@ class VLAAManager(Agent):
             a0, tgt0, obs0 = self.prev
             for o in self.loop.observe(a0, tgt0, obs0, obs):
                 self._log("loop", {"tier": o["tier"], "order": o["order"], "message": o["message"]})
-                self._tell("loop", f"tier {o['tier']}: {o['message']}")
+                self._tell("loop", order_text(o))
         for _ in range(self.max_tool_calls):
             a = self.agent.act(obs)
             if a is None: return self._emit(None, obs)
