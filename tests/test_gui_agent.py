@@ -10,7 +10,7 @@ import pytest
 
 from guilab.browser import CHROMIUM, chromium_available
 
-SMOKE = {"data": {"n_tasks": 24, "per_goal": 2, "max_steps": 4, "held_out_tasks": 4},
+SMOKE = {"data": {"n_tasks": 24, "per_goal": 2, "max_steps": 4, "held_out_tasks": 4, "p_reject": 0.5, "p_stuck": 1.0},
          "base": {"n_corpus": 60, "hidden_size": 32, "num_layers": 1, "intermediate_size": 64},
          "sft": {"max_steps": 6, "batch": 4, "eval_every": 3, "held_out": 4},
          "grpo": {"steps": 1, "tasks_per_step": 1, "group": 2, "budget": 3}}
@@ -41,6 +41,25 @@ def test_stages_hold_out_the_test_goals_and_reuse(trained):
     assert st["grpo_stability"]["stability"] == 0.5 and st["grpo"]["stability"] == 0.0 and len(st["grpo"]["curve"]) == 1
     again = gui_agent_run(SMOKE, G, long, runs, progress=False, walks=walks)   # every stage reused: same folders
     assert again["folders"] == r["folders"]
+
+
+def test_feedback_examples_and_the_manager_around_the_trained_agent(trained, tmp_path):
+    """The SFT data carries the manager's feedback (VLAA-GUI: verifier rejections, loop-breaker orders) and the trained
+    agent runs under the manager on the UTG replay (guilab.train.gui_vlaa), resumably."""
+    from guilab.core import read_jsonl
+    from guilab.train.gui_vlaa import manager_suite
+    G, long, r, _, _ = trained
+    eps = read_jsonl(r["folders"]["data"] / "episodes.jsonl")
+    texts = [x["prompt"][1]["content"] for e in eps for x in e["examples"]]
+    assert any("Feedback: no new evidence for:" in t for t in texts) and r["stages"]["data"]["rejection_examples"] > 0
+    train_texts = [x["prompt"][1]["content"] for e in eps if not e["held_out"] for x in e["examples"]]
+    assert r["stages"]["data"]["stuck_examples"] == sum(("Feedback: tier" in t) for t in train_texts) > 0
+    out = tmp_path / "episodes.jsonl"
+    R = manager_suite(r["models"]["sft"], G, long[:1], out, configs=("none", "full"), budgets=(3,), progress=False)
+    assert len(R) == 4 and {x["config"] for x in R} == {"none", "full"} and all(x["steps"] <= 3 for x in R)
+    assert all(x["states"][0] == long[0]["start"] and x["false_completion"] == (x["claimed_done"] and not x["success"]) for x in R)
+    assert manager_suite(tmp_path / "no-model", G, long[:1], out, configs=("none", "full"), budgets=(3,), progress=False) == R   # resumed
+    assert len(read_jsonl(out)) == 4
 
 
 def test_reloaded_offline_runs_on_the_utg(trained, monkeypatch):

@@ -18,7 +18,7 @@ from ..vlaa.loop import action_key, loop_stats
 from .gui_manager import UTGScreenEnv, instruction_criteria
 
 # %% auto #0
-__all__ = ['CONFIGS', 'RATES', 'manager_episode', 'manager_suite', 'manager_rate', 'paired_effect']
+__all__ = ['CONFIGS', 'RATES', 'manager_episode', 'memoise_replies', 'manager_suite', 'manager_rate', 'paired_effect']
 
 # %% ../../../nbs/train/09_gui_vlaa.ipynb #6a996f8a
 CONFIGS = {"none": (), "verifier": ("verifier",), "loop": ("loop",), "full": ("verifier", "loop")}
@@ -56,6 +56,18 @@ def manager_episode(env: UTGScreenEnv,        # the replay (its `max_steps` is t
             "states": sts, "actions": [s["action"] for s in ep["steps"]]}
 
 # %% ../../../nbs/train/09_gui_vlaa.ipynb #1cf98c45
+def memoise_replies(agent):
+    """`agent` (a `SoMAgent` over a greedy policy) with its policy's replies memoised by prompt, returned: greedy
+    decoding gives one reply per prompt, and episodes that share their first steps (configurations, budgets) ask the
+    same prompts. Only for deterministic policies."""
+    policy, memo = agent.policy, {}
+    def reply(messages):
+        k = json.dumps(messages, sort_keys=True)
+        if k not in memo: memo[k] = policy.act(messages) if hasattr(policy, "act") else policy(messages)
+        return memo[k]
+    agent.policy = reply
+    return agent
+
 def manager_suite(model_dir,                 # a trained agent's folder (`gui_agent_run(...)["models"][...]`)
                   G: nx.DiGraph, tasks: list[dict],
                   out_path,                  # episodes.jsonl: appended one record at a time, resumed by record id
@@ -78,13 +90,7 @@ def manager_suite(model_dir,                 # a trained agent's folder (`gui_ag
     want = {f"{label}|{c}|b{int(b)}|{t['id']}|{k}" for c, b, t, k in grid}
     todo = [g for g in grid if f"{label}|{g[0]}|b{int(g[1])}|{g[2]['id']}|{g[3]}" not in have]
     if todo:
-        agent, envs, memo = som_agent(str(model_dir), label=label), {}, {}
-        policy = agent.policy
-        def reply(messages):   # greedy decoding is deterministic: one reply per distinct prompt (configs and budgets share prefixes)
-            k = json.dumps(messages, sort_keys=True)
-            if k not in memo: memo[k] = policy.act(messages) if hasattr(policy, "act") else policy(messages)
-            return memo[k]
-        agent.policy = reply
+        agent, envs = memoise_replies(som_agent(str(model_dir), label=label)), {}
         with open(out_path, "a") as f:
             for c, b, t, k in tqdm(todo, disable=not progress, desc=f"manager {label}"):
                 env = envs.setdefault(int(b), UTGScreenEnv(G, None, seed=seed, max_steps=int(b), screenshots=False))
