@@ -19,12 +19,11 @@ from ..stability.runner import UTGEnv, V_OUT
 from ..vlaa.loop import LoopBreaker
 from ..vlaa.manager import order_text
 from .gui_manager import UTGScreenEnv, verifier_feedback
-from .gui_vlaa import manager_episode, memoise_replies
 
 # %% auto #0
 __all__ = ['GUI_AGENT_DEFAULTS', 'STAGES', 'training_tasks', 'teacher_episode', 'teacher_episodes', 'build_agent_base',
-           'copy_tiny_files', 'train_gui_sft', 'feedback_examples', 'renamed_copy', 'gui_reward', 'Sampler',
-           'policy_loss', 'train_gui_grpo', 'default_inputs', 'gui_agent_settings', 'gui_agent_run']
+           'copy_tiny_files', 'train_gui_sft', 'renamed_copy', 'gui_reward', 'Sampler', 'policy_loss', 'train_gui_grpo',
+           'default_inputs', 'gui_agent_settings', 'gui_agent_run']
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #391fdcd0
 def training_tasks(G: nx.DiGraph,            # the app's UTG
@@ -192,48 +191,6 @@ def train_gui_sft(base, examples: list[dict], out, max_steps: int = 1200, batch:
     model.eval(); model.save_pretrained(out); proc.save_pretrained(out); copy_tiny_files(base, out)
     return {"seconds": time.time() - t, "log": tr.state.log_history, "held_out": curve}
 
-# %% ../../../nbs/train/07_gui_agent.ipynb #a9f4fb08
-def feedback_examples(model_dir,              # the SFT checkpoint
-                      G: nx.DiGraph,
-                      tasks: list[dict],      # training tasks (never a test task's goal)
-                      budget: int = 15,
-                      conditions=("concise", "detailed"),
-                      seed: int = 0,
-                      progress: bool = True,
-                      **manager) -> tuple[list[dict], dict]:
-    """(examples, counts): the agent in `model_dir` (greedy) under the full manager (`guilab.train.gui_vlaa.manager_episode`,
-    config `full`) on each task × condition; each distinct prompt in which the manager's feedback reached the agent is an
-    example whose target is the teacher's step from that screen (the reference's next step on its path, else a shortest
-    path's first step; `done` at the goal), skipped where the teacher has none. counts: episodes, feedback prompts,
-    examples, those after a verifier rejection and after a loop order, and the agent's own reply already equal to the target."""
-    from tqdm.auto import tqdm
-    from guilab.agents.som import som_agent
-    env = UTGScreenEnv(G, None, max_steps=budget, screenshots=False, seed=seed)
-    agent = memoise_replies(som_agent(str(model_dir), label="feedback"))
-    act, seen = agent.act, []
-    def recording_act(obs):   # the screen each reply answered (the manager may ask several times per step)
-        n = len(agent.turns); a = act(obs)
-        seen.extend((env.state, obs, t) for t in agent.turns[n:])
-        return a
-    agent.act = recording_act
-    ex, keys, cnt = [], set(), {"episodes": 0, "feedback_prompts": 0, "examples": 0, "after_rejection": 0, "after_loop_order": 0, "already_right": 0}
-    for task in tqdm(tasks, disable=not progress, desc="feedback"):
-        nxt, ref = _next_labels(G, task["goal"]), _reference_next(G, task)
-        for c in conditions:
-            seen.clear(); manager_episode(env, agent, task, c, "full", label="feedback", seed=seed, **manager); cnt["episodes"] += 1
-            for state, obs, turn in seen:
-                user = turn["messages"][1]["content"]
-                if "\nFeedback: " not in user: continue
-                cnt["feedback_prompts"] += 1
-                by_label = {edge_label(a): l for l, a in action_lines(obs) if edge_label(a)}
-                want = "done" if state == task["goal"] else by_label.get(ref.get(state) or nxt.get(state))
-                k = json.dumps(turn["messages"], sort_keys=True)
-                if want is None or k in keys: continue
-                keys.add(k); cnt["examples"] += 1; cnt["already_right"] += int(turn["line"] == want)
-                cnt["after_loop_order" if "\nFeedback: tier " in user else "after_rejection"] += 1
-                ex.append({"prompt": turn["messages"], "completion": [{"role": "assistant", "content": want}]})
-    return ex, cnt
-
 # %% ../../../nbs/train/07_gui_agent.ipynb #b05eb064
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
 
@@ -374,8 +331,7 @@ GUI_AGENT_DEFAULTS = {
     "data": {"n_tasks": 3000, "per_goal": 4, "max_steps": 8, "p_detour": 0.25, "max_detours": 2, "held_out_tasks": 40, "seed": 1,
              "repeats": 1, "p_reject": 0.0, "p_stuck": 0.0},
     "base": {"seed": 0, "n_corpus": 600, "hidden_size": 128, "num_layers": 2, "intermediate_size": 256},
-    "sft": {"max_steps": 1200, "batch": 16, "lr": 1.0e-3, "eval_every": 200, "until": 0.97, "held_out": 64, "renamed": 0.0,
-            "feedback_steps": 0, "feedback_tasks": 300, "feedback_budget": 15, "feedback_copies": 3, "feedback_lr": 5.0e-4},
+    "sft": {"max_steps": 1200, "batch": 16, "lr": 1.0e-3, "eval_every": 200, "until": 0.97, "held_out": 64, "renamed": 0.0},
     "grpo": {"steps": 20, "tasks_per_step": 4, "group": 8, "lr": 1.0e-4, "temperature": 1.0, "budget": 15, "seed": 0,
              "stability_weight": 0.5},
 }
@@ -438,7 +394,6 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     eps = read_jsonl(folders["data"] / "episodes.jsonl")
     train_ex = [x for e in eps if not e["held_out"] for x in e["examples"]]
     hold_ex = [x for e in eps if e["held_out"] for x in e["examples"]]
-    tasks_tr = read_jsonl(folders["data"] / "tasks.jsonl"); held_ids = {e["task"] for e in eps if e["held_out"]}
     b = S["base"]
     def build_base(tmp):
         build_agent_base(tmp, train_ex, seed=int(b["seed"]), n_corpus=int(b["n_corpus"]),
@@ -451,21 +406,9 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
         g = rng(0, "gui_sft_held_out"); ho = [hold_ex[i] for i in g.permutation(len(hold_ex))[:int(s["held_out"])]]
         gr = rng(0, "gui_sft_renamed")   # `renamed`: renamed copies per training example (0.5: one for every other example)
         extra = [renamed_copy(train_ex[i], gr) for i in gr.permutation(len(train_ex))[:int(round(float(s["renamed"]) * len(train_ex)))]]
-        fb_steps = int(s["feedback_steps"])
-        first = tmp / "teacher" if fb_steps else tmp   # with the feedback phase, the teacher-data model is kept beside it
-        r = train_gui_sft(folders["base"], train_ex + extra, first, max_steps=int(s["max_steps"]), batch=int(s["batch"]), lr=float(s["lr"]),
+        r = train_gui_sft(folders["base"], train_ex + extra, tmp, max_steps=int(s["max_steps"]), batch=int(s["batch"]), lr=float(s["lr"]),
                           held_out=ho, eval_every=int(s["eval_every"]), until=s["until"])
-        rec = {"train_seconds": r["seconds"], "held_out_exact": r["held_out"], "loss": [(l["step"], l["loss"]) for l in r["log"] if "loss" in l]}
-        if fb_steps:
-            ftasks = [t for t in tasks_tr if t["id"] not in held_ids][: int(s["feedback_tasks"])]
-            t0 = time.time(); fex, cnt = feedback_examples(first, G, ftasks, budget=int(s["feedback_budget"]), seed=0, progress=progress)
-            rec["feedback"] = {**cnt, "rollout_seconds": time.time() - t0}
-            r2 = train_gui_sft(first, train_ex + extra + fex * int(s["feedback_copies"]), tmp, max_steps=fb_steps, batch=int(s["batch"]),
-                               lr=float(s["feedback_lr"]), held_out=ho, eval_every=max(1, fb_steps), until=None)
-            rec.update(feedback_train_seconds=r2["seconds"], feedback_held_out_exact=r2["held_out"],
-                       feedback_loss=[(l["step"], l["loss"]) for l in r2["log"] if "loss" in l])
-            write_jsonl(tmp / "feedback_examples.jsonl", fex)
-        return rec
+        return {"train_seconds": r["seconds"], "held_out_exact": r["held_out"], "loss": [(l["step"], l["loss"]) for l in r["log"] if "loss" in l]}
     folders["sft"] = stage_folder(root, "sft", keys["sft"], build_sft, "gui-agent" if progress else ""); out["models"]["sft"] = folders["sft"]
     tasks = [t for t in read_jsonl(folders["data"] / "tasks.jsonl")]
     for name, lam in (("grpo", 0.0), ("grpo_stability", float(S["grpo"]["stability_weight"]))):

@@ -153,7 +153,7 @@ class VLAAManager(Agent):
 
     def _emit(self, a, obs):
         self.tool_calls.append(self.step_calls); self.step_calls = []
-        if a is not None and isinstance(a, dict) and a.get("type") not in ("done", "fail", "invalid"):
+        if isinstance(a, dict) and a.get("type") not in ("done", "fail"):   # every executed step, an invalid reply's no-op included
             self.prev = (a, self._target(a) if self.loop is not None else None, obs)
         return a
 
