@@ -72,7 +72,7 @@ def teacher_episode(env: UTGEnv, task: dict, condition: str,
                     seed: int = 0,
                     p_reject: float = 0.0,    # probability per teacher step (not at the goal) of a verifier-rejection example
                     p_stuck: float = 0.0,     # probability per teacher step of a stuck detour and a loop-breaker-order example
-                    tau_a: int = 3,           # the loop breaker's tier-1 threshold (a stuck detour repeats an action this often)
+                    tau_a: int = 3, tau_o: int = 3,   # the loop breaker's thresholds (VLAAManager's defaults, as params vlaa.loop_breaker)
                    ) -> dict:
     """One teacher episode in the UTG env: `{"task", "condition", "examples": [{"prompt", "completion"}], "states",
     "lines", "detours", "success"}`. Examples are trl conversational prompt-completion pairs of the teacher's own
@@ -84,9 +84,9 @@ def teacher_episode(env: UTGEnv, task: dict, condition: str,
     probabilities 0 the episode is the one without them): with `p_reject` a step's example is repeated with the
     verifier's rejection of a `done` on that screen in the prompt (`verifier_feedback`: what the manager says when the
     agent stops early) and the same target; with `p_stuck`, where the screen offers a control whose only known
-    outcome is this screen, the teacher clicks it `tau_a` times (in the history, never a target), the real
-    `LoopBreaker` gives its order, and the example with that order in the prompt (`order_text`) has the teacher's step
-    as target. Both need a `UTGScreenEnv` (ValueError otherwise). Counts: `rejections`, `stuck`."""
+    outcome is this screen, the teacher clicks it (in the history, never a target) until the real `LoopBreaker`
+    gives its first order (with τ_o = 3 the same screen three times in a row: tier 2 after the second click), and the
+    example with that order in the prompt (`order_text`) has the teacher's step as target. Both need a `UTGScreenEnv` (ValueError otherwise). Counts: `rejections`, `stuck`."""
     if (p_reject or p_stuck) and not isinstance(env, UTGScreenEnv):
         raise ValueError("teacher_episode: manager feedback (p_reject, p_stuck) needs a UTGScreenEnv (observations with a11y)")
     g = rng(seed, "gui_teacher", task["id"], condition); gf = rng(seed, "gui_teacher_feedback", task["id"], condition)
@@ -115,11 +115,11 @@ def teacher_episode(env: UTGEnv, task: dict, condition: str,
             if p_stuck and n_stuck == 0 and gf.random() < p_stuck:
                 stay = [(l, a) for l, a in offered if a["type"] != "done" and env._next(a) and all(v == env.state for v, _ in env._next(a))]
                 if stay and env.t + tau_a < env.max_steps:
-                    ls, as_ = stay[int(gf.integers(len(stay)))]; lb, orders = LoopBreaker(tau_a=tau_a), []
-                    for _ in range(int(tau_a)):
+                    ls, as_ = stay[int(gf.integers(len(stay)))]; lb, orders = LoopBreaker(tau_a=tau_a, tau_o=tau_o), []
+                    while not orders and len(lb.history) < int(tau_a):   # repeat until the loop breaker's first order, as under the manager
                         pre = obs; obs, *_ = env.step(dict(as_)); hist.append(ls); lines.append(ls); sts.append(env.state)
-                        orders = lb.observe(as_, env.describe_element(as_.get("element")), pre, obs) or orders
-                    if orders: ex.append({"prompt": prompt(order_text(orders[-1])), "completion": target()}); n_stuck += 1
+                        orders = lb.observe(as_, env.describe_element(as_.get("element")), pre, obs)
+                    if orders: ex.append({"prompt": prompt(order_text(orders[0])), "completion": target()}); n_stuck += 1
                     offered = action_lines(obs)
         act = dict(next(a for l, a in offered if l == line))
         obs, _, term, trunc, info = env.step(act); hist.append(line); lines.append(line); sts.append(env.state)
