@@ -10,7 +10,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from ..core import read_jsonl, bootstrap_interval
+from ..core import read_jsonl, bootstrap_interval, JsonlWriter
 from ..agents.base import run_episode
 from ..stability.runner import V_OUT
 from ..vlaa.manager import VLAAManager
@@ -52,8 +52,8 @@ def manager_episode(env: UTGScreenEnv,        # the replay (its `max_steps` is t
             "claimed_done": claimed, "false_completion": bool(claimed and not ok), "left_map": sts[-1] == V_OUT,
             "steps": len(hist), "wasted": int(ls["wasted"]), "loop": bool(ls["loop"]), "format_errors": int(ep["format_errors"]),
             "rejections": sum(1 for c in calls if c["tool"] == "verifier" and c.get("accept") is False),
-            "loop_orders": sum(1 for c in calls if c["tool"] == "loop" and c.get("tier") is not None),
-            "states": sts, "actions": [s["action"] for s in ep["steps"]]}
+            "loop_orders": sum(1 for c in calls if c["tool"] == "loop" and c.get("order") not in (None, "REFUSED_BLACKLISTED")),
+            "states": sts, "actions": [s["action"] for s in ep["steps"][:len(hist)]]}   # the executed actions (a final `done` is `claimed_done`)
 
 # %% ../../../nbs/train/09_gui_vlaa.ipynb #1cf98c45
 def memoise_replies(agent):
@@ -79,23 +79,23 @@ def manager_suite(model_dir,                 # a trained agent's folder (`gui_ag
                   progress: bool = True,
                   **manager) -> list[dict]:
     """Every (config, budget, task, condition) episode of the agent in `model_dir` (greedy) under the manager; records
-    already in `out_path` are kept and not rerun (a killed run resumes). Replies are memoised by prompt: greedy decoding
+    already in `out_path` are kept and not rerun (a killed run resumes; `guilab.core.JsonlWriter`). The record ids do
+    not hold the manager's settings (`**manager`, `seed`): give each setting its own `out_path`. Replies are memoised by prompt: greedy decoding
     gives one reply per prompt, and the configurations and budgets share their episodes' first steps. Returns the
     records of this grid."""
     from tqdm.auto import tqdm
     from guilab.agents.som import som_agent
     out_path = Path(out_path); out_path.parent.mkdir(parents=True, exist_ok=True)
-    have = {r["id"]: r for r in read_jsonl(out_path)} if out_path.exists() else {}
     grid = [(c, b, t, k) for c in configs for b in budgets for t in tasks for k in conditions]
     want = {f"{label}|{c}|b{int(b)}|{t['id']}|{k}" for c, b, t, k in grid}
-    todo = [g for g in grid if f"{label}|{g[0]}|b{int(g[1])}|{g[2]['id']}|{g[3]}" not in have]
-    if todo:
-        agent, envs = memoise_replies(som_agent(str(model_dir), label=label)), {}
-        with open(out_path, "a") as f:
+    with JsonlWriter(out_path) as w:   # a line cut by a kill is dropped on open; each record is written whole
+        todo = [g for g in grid if f"{label}|{g[0]}|b{int(g[1])}|{g[2]['id']}|{g[3]}" not in w]
+        if todo:
+            agent, envs = memoise_replies(som_agent(str(model_dir), label=label)), {}
             for c, b, t, k in tqdm(todo, disable=not progress, desc=f"manager {label}"):
-                env = envs.setdefault(int(b), UTGScreenEnv(G, None, seed=seed, max_steps=int(b), screenshots=False))
-                r = manager_episode(env, agent, t, k, c, label=label, seed=seed, **manager)
-                have[r["id"]] = r; f.write(json.dumps(r) + "\n"); f.flush()
+                if int(b) not in envs: envs[int(b)] = UTGScreenEnv(G, None, seed=seed, max_steps=int(b), screenshots=False)
+                w.write(manager_episode(envs[int(b)], agent, t, k, c, label=label, seed=seed, **manager))
+    have = {r["id"]: r for r in read_jsonl(out_path)}
     return [have[i] for i in sorted(want)]
 
 # %% ../../../nbs/train/09_gui_vlaa.ipynb #04c26cc9
