@@ -54,7 +54,8 @@ class UTGScreenEnv(UTGEnv):
     screen as text a user reads — `screen_phrases` of the state's summary, the open menu, then one line per offered
     control (`role “name” region`) — so the VLAA manager's verifier and loop breaker, which read accessibility text,
     work on the replay without screenshots. `describe_element(id)` → `{"role", "name"}` of an offered control (what
-    the loop breaker's orders name), None for an id it cannot read."""
+    the loop breaker's orders name), None for an id it cannot read. Arguments are `UTGEnv`'s: the UTG, then
+    `screens_dir`, `seed`, `max_steps` (the action budget) and `screenshots`."""
     def __init__(self, G: nx.DiGraph, *args, **kw):
         super().__init__(G, *args, **kw)
         self.T = templates()
@@ -88,8 +89,12 @@ def _template_rx(tpl: str) -> re.Pattern:
 def instruction_criteria(obs: dict,              # the first observation (`instruction`, `a11y`)
                          T: dict | None = None,  # the templates (`guilab.stability.tasks.templates()`)
                         ) -> list[str]:
-    """The verifier's success criteria as the manager writes them (see above): screen phrases, in the instruction's
-    order. [] when no template reads the instruction (the verifier then only asks for a changed screen)."""
+    """The verifier's success criteria as the manager writes them from the instruction and the first screen: the
+    instruction's goal (a detailed instruction's `Goal:` part) matched against `T`'s concise templates (JupyterLab's
+    instruction phrasing, `stability/templates.yaml`), each goal fact written as the screen phrase that must hold at
+    the end (`T["differences"]`, the words of `screen_phrases`), less the phrases `obs["a11y"]` already shows; in the
+    instruction's order. [] when no template reads the instruction, or `obs` has none (the verifier then only asks for
+    a changed screen)."""
     T = T or templates()
     text = " ".join(str(obs.get("instruction", "")).split())
     pre, post = T["detailed_prefix"].split("{concise}")

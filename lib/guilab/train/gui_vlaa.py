@@ -82,7 +82,11 @@ def manager_suite(model_dir,                 # a trained agent's folder (`gui_ag
     already in `out_path` are kept and not rerun (a killed run resumes; `guilab.core.JsonlWriter`). The record ids do
     not hold the manager's settings (`**manager`, `seed`): give each setting its own `out_path`. Replies are memoised by prompt: greedy decoding
     gives one reply per prompt, and the configurations and budgets share their episodes' first steps. Returns the
-    records of this grid."""
+    records of this grid (`manager_episode`'s: success, claimed_done, false_completion, left_map booleans; steps,
+    wasted, format_errors, rejections, loop_orders counts; states, actions). Raises ValueError for an unknown config
+    before anything runs."""
+    bad = [c for c in configs if c not in CONFIGS]
+    if bad: raise ValueError(f"manager_suite: unknown config(s) {bad}; configs are {list(CONFIGS)}")
     from tqdm.auto import tqdm
     from guilab.agents.som import som_agent
     out_path = Path(out_path); out_path.parent.mkdir(parents=True, exist_ok=True)
