@@ -16,7 +16,8 @@ from .utg import states
 from .tasks import STABILITY_DATA, settled, verifiable_goals, pick_tasks, templates, differences, _desc
 
 # %% auto #0
-__all__ = ['SUBGOALS_FILE', 'WALKS_FILE', 'load_subgoals', 'option_rows', 'compose_walks', 'full_differences', 'walk_tasks']
+__all__ = ['SUBGOALS_FILE', 'WALKS_FILE', 'PANEL_NAMES', 'load_subgoals', 'option_rows', 'compose_walks', 'panel_label',
+           'full_differences', 'walk_tasks']
 
 # %% ../../../nbs/stability/09_compose.ipynb #a5174448
 SUBGOALS_FILE = STABILITY_DATA / "jupyterlab_subgoals.yaml"   # JupyterLab's sub-goal facets (data, not code)
@@ -66,10 +67,19 @@ def compose_walks(spec: dict,        # `load_subgoals()`
     raise ValueError(f"compose_walks: only {len(out)} distinct workflows of ≥ {min_keys} steps in {50 * n} draws (asked {n})")
 
 # %% ../../../nbs/stability/09_compose.ipynb #e9ef03d5
+PANEL_NAMES = {"jp-property-inspector": "Property Inspector"}   # screen-summary panel entry -> the name a user reads
+
+def panel_label(p: str,                    # a panel entry of a screen summary
+                names: dict | None = None,  # overrides (default `PANEL_NAMES`)
+               ) -> str:
+    "The panel name a user reads: `names[p]`, else the entry without its trailing 'section'."
+    names = PANEL_NAMES if names is None else names
+    return names.get(p, p.replace(" Section", "").replace(" section", ""))
+
 def full_differences(start: dict,                 # the start state's screen summary (`describe`)
                      goal: dict,                  # the goal state's
                      right_panels=("jp-property-inspector", "Debugger section"),  # panels docked on the right
-                     panel_names: dict | None = None,  # summary name → the name a user reads (default: {"jp-property-inspector": "Property Inspector"})
+                     panel_names: dict | None = None,  # summary name → the name a user reads (default `PANEL_NAMES`)
                     ) -> list[tuple[str, dict]] | None:
     """Every difference of `goal` from `start` as [(family, params)] in the templates' `differences` words: those of
     `differences` with `show_panel` and `hide_panels` replaced by one `show_panel` per panel shown and one `hide_panel`
@@ -79,8 +89,7 @@ def full_differences(start: dict,                 # the start state's screen sum
     d = differences(start, goal)
     if d is None: return None
     if Counter(start.get("tabs", [])) - Counter(goal.get("tabs", [])): return None
-    names = {"jp-property-inspector": "Property Inspector"} if panel_names is None else panel_names
-    clean = lambda p: names.get(p, p.replace(" Section", "").replace(" section", ""))
+    clean = lambda p: panel_label(p, panel_names)
     side = lambda p: "right" if p in set(right_panels) else "left"
     ps, pg = set(start.get("panels", [])), set(goal.get("panels", []))
     panels = [("show_panel", {"panel": clean(p)}) for p in sorted(pg - ps)]

@@ -11,21 +11,13 @@ import networkx as nx
 
 from ..stability.tasks import templates, parse_key
 from ..stability.runner import UTGEnv, V_OUT
+from ..stability.compose import panel_label   # panel names as a user reads them (shared with full_differences)
 from ..vlaa.verifier import CompletenessVerifier
 
 # %% auto #0
-__all__ = ['PANEL_NAMES', 'panel_label', 'screen_phrases', 'UTGScreenEnv', 'instruction_criteria', 'verifier_feedback']
+__all__ = ['screen_phrases', 'UTGScreenEnv', 'instruction_criteria', 'verifier_feedback']
 
 # %% ../../../nbs/train/08_gui_manager.ipynb #c1ee78f4
-PANEL_NAMES = {"jp-property-inspector": "Property Inspector"}   # summary entry -> the name a user reads (as compose.full_differences)
-
-def panel_label(p: str,                    # a panel entry of a screen summary
-                names: dict | None = None,  # overrides (default `PANEL_NAMES`)
-               ) -> str:
-    "The panel name a user reads: `names[p]`, else the entry without its trailing 'section'."
-    names = PANEL_NAMES if names is None else names
-    return names.get(p, p.replace(" Section", "").replace(" section", ""))
-
 def screen_phrases(desc: dict,              # a UTG state's screen summary (`json.loads(G.nodes[s]["desc"])`)
                    T: dict | None = None,   # the templates (`guilab.stability.tasks.templates()`)
                    all_panels=(),           # the app's panel entries: each one not shown is said to be hidden
