@@ -11,12 +11,12 @@ from typing import Callable, Iterator
 
 # %% auto #0
 __all__ = ['CHROMIUM', 'CHROMIUM_ARGS', 'NOTIFICATION_SETTINGS', 'DISABLED_EXTENSIONS', 'DEMO_NOTEBOOK', 'CONTENTS_RESERVED',
-           'BROWSER_ACTION_TYPES', 'PROFILE_SETTINGS', 'ELEMENTS_JS', 'FETCH_COUNTER_JS', 'STILL_JS', 'BUSY_SELECTOR',
-           'SETTLE_JS', 'DESCRIBE_JS', 'BrowserUnavailable', 'chromium_available', 'launch_chromium', 'browser_page',
-           'run_outside_loop', 'write_demo_root', 'write_lab_profile', 'jupyter_lab_command', 'contents_url',
-           'server_call', 'start_jupyterlab', 'playwright_key', 'AnyText', 'BrowserActionSpace', 'check_browser_action',
-           'guard_text', 'guard_request', 'put_setting', 'snapshot_files', 'reset_server_state', 'notebook_json',
-           'apply_config', 'collect_elements', 'a11y_text', 'BrowserEnv', 'wait_quiet']
+           'BROWSER_ACTION_TYPES', 'PROFILE_SETTINGS', 'CUT_JS', 'ELEMENTS_JS', 'FETCH_COUNTER_JS', 'STILL_JS',
+           'BUSY_SELECTOR', 'SETTLE_JS', 'DESCRIBE_JS', 'BrowserUnavailable', 'chromium_available', 'launch_chromium',
+           'browser_page', 'run_outside_loop', 'write_demo_root', 'write_lab_profile', 'jupyter_lab_command',
+           'contents_url', 'server_call', 'start_jupyterlab', 'playwright_key', 'AnyText', 'BrowserActionSpace',
+           'check_browser_action', 'guard_text', 'guard_request', 'put_setting', 'snapshot_files', 'reset_server_state',
+           'notebook_json', 'apply_config', 'collect_elements', 'a11y_text', 'BrowserEnv', 'wait_quiet']
 
 # %% ../../nbs/browser/00_browser.ipynb #e7861ec8
 CHROMIUM = "/usr/bin/chromium"
@@ -475,8 +475,18 @@ def apply_config(root: str | os.PathLike,  # the workspace folder (server root)
         else: raise ValueError(f"unknown config step type {t!r} (known: file, folder, notebook, settings, open, command, key, sleep)")
     return later
 
+# %% ../../nbs/browser/00_browser.ipynb #cc9f304c
+CUT_JS = """(s, n) => { const t = s.slice(0, n), c = t.charCodeAt(t.length - 1);
+  return c >= 0xD800 && c <= 0xDBFF ? t.slice(0, -1) : t; }"""
+"""A JavaScript function `(s, n)`: `s` cut to at most `n` UTF-16 code units, never between the two halves of a
+surrogate pair, the truncation of `ELEMENTS_JS` and `DESCRIBE_JS`. JavaScript strings are UTF-16, so `s.slice(0, n)`
+alone can end on the first half of an emoji; Playwright hands that lone surrogate to Python as is, where writing it
+fails (`UnicodeEncodeError`). A cut that falls between characters is exactly `slice`'s, so names (and the UTG state
+ids made of them) are unchanged wherever no emoji straddled the limit."""
+
 # %% ../../nbs/browser/00_browser.ipynb #e39788c6
 ELEMENTS_JS = r"""() => {
+  const cut = """ + CUT_JS + r""";   // at most n UTF-16 units, never half an emoji
   const REG = [['.lm-Menu','menu'],['.jp-Dialog','dialog'],['#jp-menu-panel','menubar'],['.lm-MenuBar','menubar'],
                ['#jp-left-stack','left'],['.jp-SideBar.jp-mod-left','leftbar'],['#jp-right-stack','right'],
                ['.jp-SideBar.jp-mod-right','rightbar'],['#jp-main-statusbar','status'],['.jp-StatusBar-Widget','status'],
@@ -516,7 +526,7 @@ ELEMENTS_JS = r"""() => {
     const lab = e.labels && e.labels.length ? txt(e.labels[0]) : '';
     const val = (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') ? String(e.value || '') : (e.isContentEditable ? txt(e) : '');
     out.push({region: region(e), role: role, name: (e.getAttribute('aria-label') || lab || e.getAttribute('title') || e.getAttribute('placeholder') || '').replace(/\s+/g, ' ').trim(),
-      value: val.slice(0, 200), checked: (tag === 'INPUT' && (ty === 'checkbox' || ty === 'radio')) ? !!e.checked : flag(e, 'aria-checked'),
+      value: cut(val, 200), checked: (tag === 'INPUT' && (ty === 'checkbox' || ty === 'radio')) ? !!e.checked : flag(e, 'aria-checked'),
       disabled: (e.disabled === true || flag(e, 'aria-disabled')) || null, visible: true, a11y_only: true});
   }
   document.querySelectorAll('#jp-main-dock-panel .lm-TabBar-tab').forEach(t => { const c = t.querySelector('.lm-TabBar-tabCloseIcon');
@@ -543,7 +553,7 @@ ELEMENTS_JS = r"""() => {
     if (t && p) { if (!texts.has(p)) texts.set(p, []); texts.get(p).push(t); }
   }
   for (const [p, ts] of texts) if (shown(p)) out.push({region: region(p), role: p.closest('h1,h2,h3,h4,h5,h6,[role=heading]') ? 'heading' : 'text',
-    name: ts.join(' ').slice(0, 500), visible: true, a11y_only: true});
+    name: cut(ts.join(' '), 500), visible: true, a11y_only: true});
   return out;
 }"""
 
@@ -968,11 +978,12 @@ def wait_quiet(page,              # a Playwright page (call on its thread)
 
 # %% ../../nbs/browser/00_browser.ipynb #652b3238
 DESCRIBE_JS = """([x, y]) => {
+  const cut = """ + CUT_JS + """;
   let e = document.elementFromPoint(x, y);
   while (e && e !== document.body) {
     const role = e.getAttribute('role') || ({BUTTON: 'button', A: 'link', INPUT: 'textbox', TEXTAREA: 'textbox', SELECT: 'combobox', LI: 'listitem'})[e.tagName];
     const name = e.getAttribute('aria-label') || e.getAttribute('title') || '';
-    if (role || name) return {role: role || '', name: (name || e.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80)};
+    if (role || name) return {role: role || '', name: cut((name || e.textContent || '').trim().replace(/\\s+/g, ' '), 80)};
     e = e.parentElement;
   }
   return {role: '', name: ''};

@@ -18,9 +18,9 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, StrictBool, Strict
 __all__ = ['Num', 'IdStr', 'CATEGORIES', 'QUESTION_TYPES', 'DIFFICULTIES', 'ACTION_TYPES', 'BOX_TYPES', 'RECORDS',
            'BUILD_LOG_ENV', 'OPEN_SECTIONS', 'KEY_PACKAGES', 'RecordError', 'Problem', 'Action', 'GTStep', 'TaskRecord',
            'PageEvalRecord', 'GroundingSample', 'StabilityTrajectory', 'TaskSubgraph', 'json_schemas',
-           'write_json_schemas', 'current_umask', 'atomic_write', 'atomic_dir', 'dumps', 'write_jsonl', 'JsonlError',
-           'read_jsonl', 'JsonlWriter', 'build_span', 'built_once', 'stage_folder', 'parse_shard', 'shard_tag',
-           'take_shard', 'interleave_shards', 'find_shards', 'derive_seed', 'rng', 'seed_everything',
+           'write_json_schemas', 'well_formed', 'current_umask', 'atomic_write', 'atomic_dir', 'dumps', 'write_jsonl',
+           'JsonlError', 'read_jsonl', 'JsonlWriter', 'build_span', 'built_once', 'stage_folder', 'parse_shard',
+           'shard_tag', 'take_shard', 'interleave_shards', 'find_shards', 'derive_seed', 'rng', 'seed_everything',
            'bootstrap_interval', 'code_digest', 'cache_key', 'file_digest', 'module_file', 'guilab_imports',
            'import_closure', 'data_entries', 'imports_digest', 'code_files', 'files_digest', 'code_digest_of',
            'project_root', 'chdir_project_root', 'yaml_load', 'ParamsError', 'deep_merge', 'set_dotted', 'closest',
@@ -302,6 +302,19 @@ def write_json_schemas(out: str | os.PathLike) -> list[Path]:
     "Write `json_schemas()` as `<out>/<Record>.schema.json` (atomically); returns the paths."
     return [atomic_write(Path(out) / f"{k}.schema.json", json.dumps(s, indent=2, ensure_ascii=False) + "\n") for k, s in json_schemas().items()]
 
+# %% ../../nbs/00_core.ipynb #bc20a7f9
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+def well_formed(s: str) -> str:
+    """`s` as well-formed Unicode, which UTF-8 can always encode: a surrogate pair held as two code points is joined
+    into its character and every lone surrogate (U+D800..U+DFFF) becomes U+FFFD, the UTF-16 decoder's
+    `errors="replace"` (what a browser's `String.prototype.toWellFormed` and `TextEncoder` do). A page's text can
+    hold lone surrogates (JavaScript strings are UTF-16: `.slice` may cut an emoji in two, and Playwright hands the
+    half over as is); Python refuses to encode them (`UnicodeEncodeError`). Text without surrogates is returned
+    unchanged (the same object), so valid text is written byte for byte as before."""
+    if not _SURROGATE.search(s): return s
+    return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
 # %% ../../nbs/00_core.ipynb #896c8fe2
 def current_umask() -> int:
     """The process umask, read on every call: Linux's `/proc/self/status` (no side effect); elsewhere set and reset
@@ -314,15 +327,16 @@ def current_umask() -> int:
     m = os.umask(0o022); os.umask(m); return m
 
 def atomic_write(path: str | os.PathLike,  # destination file; parent folders are created
-                 data: str | bytes,         # full content; str is written as UTF-8
+                 data: str | bytes,         # full content; str is written as UTF-8 (`well_formed`: a lone surrogate as U+FFFD)
                  fsync: bool = True,        # fsync before the rename (False: still atomic against a killed process, not a power cut)
                 ) -> Path:
     """Write `data` to `path` atomically: a temporary file in the same folder, fsync, then `os.replace`.
     The file gets the mode a plain `open(path, "w")` would give it: an existing file's mode is kept, a new file gets
     0o666 minus the umask (`current_umask`). `tempfile.mkstemp` alone would leave every output 0o600, unreadable to
-    a gallery served by another user."""
+    a gallery served by another user. A `str` is made `well_formed` first, so text a page produced (lone surrogates)
+    is written, never refused; valid text is written byte for byte."""
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(data, str): data = data.encode("utf-8")
+    if isinstance(data, str): data = well_formed(data).encode("utf-8")
     try: mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError: mode = 0o666 & ~current_umask()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -384,8 +398,10 @@ def _json_default(o):
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 def dumps(obj) -> str:
-    "One-line JSON (UTF-8, no ASCII escaping); records (pydantic models, dataclasses), numpy scalars/arrays and paths are converted."
-    return json.dumps(obj, ensure_ascii=False, default=_json_default, separators=(",", ":"))
+    """One-line JSON (UTF-8, no ASCII escaping); records (pydantic models, dataclasses), numpy scalars/arrays and paths
+    are converted. The text is `well_formed`: a lone surrogate in a string (a name a page cut inside an emoji) is
+    written as U+FFFD, so every result encodes as UTF-8; text without surrogates is unchanged."""
+    return well_formed(json.dumps(obj, ensure_ascii=False, default=_json_default, separators=(",", ":")))
 
 def write_jsonl(path: str | os.PathLike,  # destination `.jsonl`
                 records: Iterable,       # dicts or records with `to_dict`
@@ -400,7 +416,11 @@ class JsonlError(ValueError):
 def read_jsonl(path: str | os.PathLike,  # a `.jsonl` file
                missing_ok: bool = False,  # return [] when the file does not exist
               ) -> list[dict]:
-    "Read a JSONL file. A truncated final line (no newline: a killed writer) is skipped; any other bad line raises `JsonlError`."
+    """Read a JSONL file (UTF-8; a BOM before line 1 is allowed): the records, in file order. Lines are split as bytes
+    and decoded one by one, so a final line with no newline (a killed writer) that does not decode or parse is
+    skipped, whether the kill cut it inside a JSON value or inside a multi-byte character; any other line that is not
+    UTF-8 or not JSON raises `JsonlError` naming the file and the 1-based line (`path:N: line N ...` /
+    `path:N: malformed JSON line`). Blank lines are skipped."""
     path = Path(path)
     if not path.exists():
         if missing_ok: return []
@@ -409,11 +429,14 @@ def read_jsonl(path: str | os.PathLike,  # a `.jsonl` file
     raw = path.read_bytes()
     lines = raw.split(b"\n")
     out = []
+    torn = not raw.endswith(b"\n")   # the last piece has no newline: a kill may have cut it anywhere
     for i, line in enumerate(lines, 1):
         if not line.strip(): continue
-        try: out.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            if i == len(lines) and not raw.endswith(b"\n"): break   # partial last line from a kill
+        try: out.append(json.loads(line.decode("utf-8-sig" if i == 1 else "utf-8")))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            if i == len(lines) and torn: break   # partial last line from a kill
+            if isinstance(e, UnicodeDecodeError):
+                raise JsonlError(f"{path}:{i}: line {i} is not UTF-8 (byte {line[e.start]:#04x} at byte {e.start + 1} of the line)") from None
             raise JsonlError(f"{path}:{i}: malformed JSON line ({e.msg})") from None
     return out
 

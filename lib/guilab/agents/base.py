@@ -8,7 +8,7 @@ import contextlib, dataclasses, difflib, importlib, inspect, math, re, time
 from typing import Any, Callable
 
 import yaml
-from ..core import redact   # the one rule for secrets (spec's options)
+from ..core import redact, yaml_load   # the one rule for secrets (spec's options); the one YAML 1.2 reader of KEY=VALUE
 
 # %% auto #0
 __all__ = ['PRIVILEGED', 'DONE', 'REGISTRY', 'Policy', 'AgentError', 'Agent', 'as_agent', 'invalid', 'public_info',
@@ -203,13 +203,20 @@ def load(entry_point: str) -> Callable:
 
 # %% ../../../nbs/agents/00_base.ipynb #3b8bb0b9
 def parse_options(pairs: list[str] | None) -> dict:
-    """`["k=v", ...]` (CLI `--option k=v`) → dict, values typed as YAML (`3` int, `0.5` float, `false` bool,
-    `'007'` a string); raises `RegistryError` on an item without `=`."""
+    """`["k=v", ...]` (every CLI's `--option k=v`, `--agent-opt k=v` and `guilab eval --setting k=v`) → dict. Each
+    value is read by `guilab.core.yaml_load`, the one YAML 1.2 reader of every KEY=VALUE in guilab (`--set` too):
+    `3` and `010` the ints 3 and 10, `0.5` and `5e-2` floats, `true`/`false` bools (`yes`, `on` stay strings),
+    `'007'` the string "007", `[a, b]` a list; `k=` is the empty string. Raises `RegistryError` in one line for an
+    item without `=` or without a key, or a value that is not valid YAML (naming the key)."""
     out = {}
     for p in pairs or []:
         if "=" not in p: raise RegistryError(f"option {p!r} must be KEY=VALUE")
-        k, v = p.split("=", 1)
-        out[k.strip()] = yaml.safe_load(v) if v.strip() else ""
+        k, v = p.split("=", 1); k = k.strip()
+        if not k: raise RegistryError(f"option {p!r} has no key (KEY=VALUE)")
+        if not v.strip(): out[k] = ""; continue
+        try: out[k] = yaml_load(v)
+        except yaml.YAMLError as e:
+            raise RegistryError(f"option {k!r}: value {v!r} is not valid YAML ({' '.join(str(e).split())})") from None
     return out
 
 def check_options(fn: Callable, options: dict, name: str = "") -> None:

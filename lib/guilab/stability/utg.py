@@ -11,12 +11,12 @@ from typing import Iterable
 
 import networkx as nx
 
-from ..core import atomic_write
+from ..core import atomic_write, well_formed
 
 # %% auto #0
-__all__ = ['FLAGS', 'mask_text', 'canonical_entry', 'signature', 'describe', 'new_utg', 'add_state', 'add_transition',
-           'edge_actions', 'nondeterministic', 'states', 'counts', 'gui_action', 'edge_label', 'save_utg', 'load_utg',
-           'overlap', 'set_offered', 'offered_keys']
+__all__ = ['FLAGS', 'GRAPHML_NULL', 'mask_text', 'canonical_entry', 'signature', 'describe', 'new_utg', 'add_state',
+           'add_transition', 'edge_actions', 'nondeterministic', 'states', 'counts', 'gui_action', 'edge_label',
+           'save_utg', 'load_utg', 'overlap', 'set_offered', 'offered_keys']
 
 # %% ../../../nbs/stability/02_utg.ipynb #31eb9713
 FLAGS = ("checked", "selected", "expanded", "pressed", "disabled", "current", "visible", "hit")
@@ -34,8 +34,11 @@ def mask_text(s: str) -> str:
     return re.sub(r"\d+", "#", _ID.sub("<id>", s))
 
 def canonical_entry(el: dict) -> tuple:
-    "(region, role, masked name, flags...) of one element; flags are None / True / False as given (None: not applicable)."
-    return (str(el.get("region", "")), str(el.get("role", "")), mask_text(el.get("name", ""))) + \
+    """(region, role, masked name, flags...) of one element; flags are None / True / False as given (None: not
+    applicable). Strings are `well_formed` (a name the page cut inside an emoji ends in U+FFFD, not a lone surrogate),
+    so every element a page can produce has an entry and a signature."""
+    w = well_formed
+    return (w(str(el.get("region", ""))), w(str(el.get("role", ""))), w(mask_text(el.get("name", "")))) + \
            tuple(None if el.get(f) is None else bool(el.get(f)) for f in FLAGS)
 
 def signature(elements: Iterable[dict]) -> str:
@@ -126,25 +129,47 @@ def edge_label(action) -> str | None:
     return None
 
 # %% ../../../nbs/stability/02_utg.ipynb #2da46bfc
+GRAPHML_NULL = "graphml_null"
+"GraphML graph attribute: a JSON list of the graph attributes that were None (GraphML has no null; `save_utg`, `load_utg`)."
+
+def _graphml_bytes(data: dict) -> bytes:
+    "GraphML of node-link `data`: None-valued attributes left out, the graph-level ones listed under `GRAPHML_NULL`."
+    import io
+    H = nx.node_link_graph(data, directed=True, multigraph=False, edges="edges")
+    nulls = [k for k, v in H.graph.items() if v is None]
+    for k in nulls: del H.graph[k]
+    if nulls: H.graph[GRAPHML_NULL] = json.dumps(nulls)
+    for d in [d for _, d in H.nodes(data=True)] + [d for *_, d in H.edges(data=True)]:
+        for k in [k for k, v in d.items() if v is None]: del d[k]
+    buf = io.BytesIO(); nx.write_graphml(H, buf)
+    return buf.getvalue()
+
 def save_utg(G: nx.DiGraph, path: str | Path, graphml: bool = False) -> Path:
     """Write `G` as node-link JSON to `path` (atomically; gzip-compressed when the name ends in `.gz`, with no timestamp in
-    the header so equal graphs give equal bytes); with `graphml=True` also `path` with suffix `.graphml`."""
-    path = out = Path(path)
-    text = json.dumps(nx.node_link_data(G, edges="edges"), ensure_ascii=False)
-    if path.suffix == ".gz":
-        import gzip
-        atomic_write(path, gzip.compress(text.encode("utf-8"), mtime=0)); path = path.with_suffix("")
-    else: atomic_write(path, text)
-    if graphml:
-        import io
-        buf = io.BytesIO(); nx.write_graphml(G, buf); atomic_write(path.with_suffix(".graphml"), buf.getvalue().decode())
-    return out
+    the header so equal graphs give equal bytes); with `graphml=True` also `path` with suffix `.graphml` (`utg.json` and
+    `utg.json.gz` → `utg.graphml`). Both files or neither: both payloads are built before either is written, so a
+    graph GraphML cannot hold raises with no file new. Strings are `well_formed` (a lone surrogate from a page's text
+    is written as U+FFFD). GraphML has no null: None-valued attributes are left out of it, and the graph's are named in
+    its graph attribute `GRAPHML_NULL`, which `load_utg` turns back into None (a new UTG's `start` is None until its
+    first state). Returns `path`."""
+    import gzip
+    path = Path(path)
+    text = well_formed(json.dumps(nx.node_link_data(G, edges="edges"), ensure_ascii=False))   # valid text: unchanged
+    files = [(path, gzip.compress(text.encode("utf-8"), mtime=0) if path.suffix == ".gz" else text.encode("utf-8"))]
+    if graphml: files.append(((path.with_suffix("") if path.suffix == ".gz" else path).with_suffix(".graphml"), _graphml_bytes(json.loads(text))))
+    for p, b in files: atomic_write(p, b)
+    return path
 
 def load_utg(path: str | Path) -> nx.DiGraph:
-    "Read a UTG written by `save_utg` (node-link JSON, gzipped by suffix `.gz`, or GraphML by suffix); raises FileNotFoundError / ValueError in one line."
+    """Read a UTG written by `save_utg` (node-link JSON, gzipped by suffix `.gz`, or GraphML by suffix: the graph
+    attributes its `GRAPHML_NULL` names are None again, so it equals the graph saved); raises FileNotFoundError / ValueError in one line."""
     path = Path(path)
     if not path.is_file(): raise FileNotFoundError(f"no UTG at {path}")
-    if path.suffix == ".graphml": return nx.DiGraph(nx.read_graphml(path))
+    if path.suffix == ".graphml":
+        H = nx.DiGraph(nx.read_graphml(path))
+        for k in ("node_default", "edge_default"): H.graph.pop(k, None)   # read_graphml's key defaults, not the UTG's
+        H.graph.update(dict.fromkeys(json.loads(H.graph.pop(GRAPHML_NULL, "[]"))))
+        return H
     try:
         if path.suffix == ".gz":
             import gzip
