@@ -1,12 +1,12 @@
 """OpenAIChatPolicy against a real `transformers serve` (started by serve_transformers on a tiny VLM built here),
 and the API-key hygiene of OpenAIChatPolicy against a server that echoes the key back in its error bodies."""
-import http.server, json, logging, threading, time, traceback
+import http.server, json, logging, re, threading, time, traceback
 
 import psutil
 import pytest
 from PIL import Image, ImageDraw
 
-from guilab.agents.policies import (EndpointError, OpenAIChatPolicy, PolicyError, TransformersPolicy, _get, free_port,
+from guilab.agents.policies import (EmptyReplyError, EndpointError, OpenAIChatPolicy, PolicyError, TransformersPolicy, _get, free_port,
                                     serve_transformers, user_message)
 from guilab.agents.tiny import build_tiny_vlm, load_tiny_vlm
 
@@ -190,3 +190,204 @@ def test_recipe_served_checkpoint_gives_local_records(tmp_path, capsys, monkeypa
     preds = [a for r in rs for t in r["tasks"] for a in t["pred"]]
     assert any(isinstance(a, dict) for a in preds), preds[:5]      # valid grammar replies, read as actions
     print(f"metrics {served['metrics']}; warnings {served['warnings']}")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Issue 58 (items 2, 5, 8): replies and statuses from public bug reports, served by a local HTTP server with canned
+# bodies (the real `openai` client talks to it over HTTP; nothing is mocked). Each test pins the right value.
+
+def _completion(message, finish_reason="stop", **top):
+    return {"id": "c1", "object": "chat.completion", "created": 0, "model": "canned",
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish_reason}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}, **top}
+
+
+class _Canned(http.server.BaseHTTPRequestHandler):
+    """Answers each POST with the next (status, headers, body) of `replies` (the last one repeats); a body that is not
+    bytes is sent as JSON; `delay` seconds before answering. `requests` counts the POSTs it saw."""
+    replies, requests, delay = [], [], 0.0
+
+    def do_POST(self):
+        _Canned.requests.append(json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"null"))
+        status, headers, body = _Canned.replies[min(len(_Canned.requests), len(_Canned.replies)) - 1]
+        if _Canned.delay: time.sleep(_Canned.delay)
+        body = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(status)
+        for k, v in {"Content-Type": "application/json", **headers}.items(): self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+
+@pytest.fixture
+def canned():
+    "Start the canned server; yields `serve(*replies, delay=0) -> base_url` (a reply: (status, headers, body) or a body)."
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Canned)
+    th = threading.Thread(target=srv.serve_forever, daemon=True); th.start()
+    def serve(*replies, delay=0.0):
+        _Canned.replies = [r if isinstance(r, tuple) else (200, {}, r) for r in replies]
+        _Canned.requests, _Canned.delay = [], delay
+        return f"http://127.0.0.1:{srv.server_port}/v1"
+    try: yield serve
+    finally:
+        srv.shutdown(); srv.server_close()
+
+
+def _policy(url, **kw):
+    return OpenAIChatPolicy(url, "canned", **{"max_tokens": 64, "timeout": 5, "retries": 3, "backoff": 10.0, **kw})
+
+
+HI = [user_message("hi")]
+
+
+def test_list_content_is_joined_without_its_reasoning(canned):
+    """agent-framework#6978: content as a list of parts crashed `act` (TypeError: can only concatenate list)."""
+    url = canned(_completion({"content": [{"type": "reasoning", "text": "The button is at the top."},
+                                          {"type": "text", "text": "click(3, "}, {"type": "output_text", "text": "4)"}]}))
+    pol = _policy(url)
+    assert pol.act(HI) == "click(3, 4)"
+    assert (pol.last_reasoning, pol.last_finish_reason, pol.last_usage["completion_tokens"]) == ("The button is at the top.", "stop", 7)
+
+
+def test_list_content_with_a_part_it_cannot_read_is_an_endpoint_error(canned):
+    url = canned(_completion({"content": [{"type": "image_url", "image_url": {"url": "data:,"}}]}))
+    with pytest.raises(EndpointError, match=r"cannot read: ValueError: content part 0 is neither text") as ei:
+        _policy(url).act(HI)
+    assert len(_Canned.requests) == 1 and not isinstance(ei.value, EmptyReplyError)
+
+
+def test_budget_spent_reasoning_is_an_empty_reply_of_reason_length(canned):
+    """mindcraft#789, vllm #42635, sglang #37644: content None, the budget spent in reasoning_content."""
+    url = canned(_completion({"content": None, "reasoning_content": "Let me think about where the Circle tool"}, "length"))
+    pol = _policy(url, max_tokens=16)
+    with pytest.raises(EmptyReplyError) as ei:
+        pol.act(HI)
+    e = ei.value
+    assert (e.reason, e.finish_reason, e.reasoning) == ("length", "length", "Let me think about where the Circle tool")
+    assert "max_tokens=16" in str(e) and "raise max_tokens" in str(e), str(e)
+    assert isinstance(e, EndpointError) and len(_Canned.requests) == 1           # not retried: the same request would spend it again
+    assert (pol.last_finish_reason, pol.last_reasoning) == ("length", "Let me think about where the Circle tool")
+
+
+def test_empty_content_at_stop_is_an_empty_reply_of_reason_empty(canned):
+    url = canned(_completion({"content": ""}, "stop"))
+    with pytest.raises(EmptyReplyError) as ei:
+        _policy(url).act(HI)
+    assert (ei.value.reason, ei.value.finish_reason) == ("empty", "stop")
+    assert "no content and no tool calls" in str(ei.value) and len(_Canned.requests) == 1
+
+
+def test_truncated_answer_stays_a_reply(canned):
+    "Content and finish_reason length: a reply (the parser's business), its finish reason recorded."
+    url = canned(_completion({"content": "click(3,", "reasoning_content": "short"}, "length"))
+    pol = _policy(url)
+    assert (pol.act(HI), pol.last_finish_reason, pol.last_reasoning) == ("click(3,", "length", "short")
+
+
+def test_tool_calls_only_are_the_reply(canned):
+    call = {"id": "t1", "type": "function", "function": {"name": "crop_image", "arguments": '{"x1": 1}'}}
+    url = canned(_completion({"content": None, "tool_calls": [call]}, "tool_calls"))
+    pol = _policy(url)
+    assert pol.act(HI) == '<tool_call>\n{"name": "crop_image", "arguments": {"x1": 1}}\n</tool_call>'
+    assert pol.last_finish_reason == "tool_calls"
+
+
+def test_429_with_retry_after_ms_waits_that_long_and_retries(canned):
+    """MemOS#1620, helicone#5672: the server's wait is honoured (50 ms here), not the back-off (10 s here)."""
+    url = canned((429, {"retry-after-ms": "50"}, {"error": {"message": "rate limited"}}), _completion({"content": "ok"}))
+    t0 = time.monotonic()
+    assert _policy(url).act(HI) == "ok"
+    dt = time.monotonic() - t0
+    assert len(_Canned.requests) == 2 and 0.05 <= dt < 3, dt
+
+
+@pytest.mark.parametrize("header", ["3600", "http-date"])
+def test_429_with_retry_after_over_the_cap_fails_at_once(canned, header):
+    from email.utils import formatdate
+    value = "3600" if header == "3600" else formatdate(time.time() + 3600, usegmt=True)
+    url = canned((429, {"retry-after": value}, {"error": {"message": "rate limited"}}))
+    t0 = time.monotonic()
+    with pytest.raises(EndpointError) as ei:
+        _policy(url, max_retry_after=60).act(HI)
+    dt, msg = time.monotonic() - t0, str(ei.value)
+    assert dt < 3 and len(_Canned.requests) == 1, dt
+    assert "RateLimitError" in msg and "max_retry_after=60 s" in msg and "1 attempt(s)" in msg, msg
+    if header == "3600": assert "wait 3600 s" in msg, msg
+    else: assert re.search(r"wait 3(599|600)(\.\d+)? s", msg), msg
+
+
+@pytest.mark.parametrize("status,name", [(500, "InternalServerError"), (429, "RateLimitError")])
+def test_5xx_or_429_without_retry_after_keeps_the_exponential_back_off(canned, status, name):
+    url = canned((status, {}, {"error": {"message": "boom"}}))
+    t0 = time.monotonic()
+    with pytest.raises(EndpointError, match=rf"3 attempt\(s\): {name}"):
+        _policy(url, retries=2, backoff=0.2).act(HI)
+    dt = time.monotonic() - t0
+    assert len(_Canned.requests) == 3 and 0.2 + 0.4 <= dt < 5, dt      # waits 0.2 s, then 0.4 s
+
+
+def test_503_with_retry_after_is_honoured_too(canned):
+    url = canned((503, {"Retry-After": "0.05"}, {"error": {"message": "busy"}}), _completion({"content": "ok"}))
+    t0 = time.monotonic()
+    assert _policy(url).act(HI) == "ok" and len(_Canned.requests) == 2 and time.monotonic() - t0 < 3
+
+
+def test_4xx_fails_at_once(canned):
+    url = canned((400, {}, {"error": {"message": "bad request: max_tokens too large"}}))
+    with pytest.raises(EndpointError, match=r"1 attempt\(s\): BadRequestError.*max_tokens too large"):
+        _policy(url).act(HI)
+    assert len(_Canned.requests) == 1
+
+
+def test_timeout_is_retried(canned):
+    url = canned(_completion({"content": "late"}), delay=1.0)
+    with pytest.raises(EndpointError, match=r"2 attempt\(s\): APITimeoutError"):
+        _policy(url, timeout=0.3, retries=1, backoff=0.01).act(HI)
+    assert len(_Canned.requests) == 2
+
+
+@pytest.mark.parametrize("status,headers,body,expected", [
+    (200, {}, b'{"id": "c1", "choices": [', r"1 attempt\(s\): the reply is not valid JSON \(JSONDecodeError"),   # JSON content type: the client raises JSONDecodeError
+    (200, {"Content-Type": "text/plain"}, b'{"id": "c1", "choices": [', r"returned no chat completion: \"\{"),   # other type: the client returns the text
+    (200, {}, b"{}", r"returned no chat completion"),
+    (200, {}, b'{"choices": []}', r"returned no choices"),
+], ids=["not-json", "not-json-text-type", "empty-object", "no-choices"])
+def test_malformed_body_is_an_endpoint_error(canned, status, headers, body, expected):
+    url = canned((status, headers, body))
+    with pytest.raises(EndpointError, match=expected):
+        _policy(url).act(HI)
+    assert len(_Canned.requests) == 1          # not retried: the server answered
+
+
+def test_endpoint_judge_reads_list_content_and_raises_judge_error_otherwise(canned):
+    from guilab.grounding.vqa import EndpointJudge, JudgeError
+    url = canned(_completion({"content": [{"type": "reasoning", "text": "maybe [judge] False"},
+                                          {"type": "text", "text": "Same value.\n[judge] True"}]}))
+    judge = EndpointJudge(url, "canned", timeout=5, retries=0, max_tokens=32)
+    v = judge("How many?", "3", "three")
+    assert (v["correct"], v["reason"]) == (True, "Same value.\n[judge] True")
+    for reply, why in [(_completion({"content": [{"type": "image_url", "image_url": {"url": "x"}}]}), "cannot read"),
+                       (_completion({"content": [1, 2]}), "cannot read"),
+                       (_completion({"content": None, "reasoning_content": "[judge] True"}, "length"), "max_tokens=32"),
+                       (_completion({"content": ""}, "stop"), "no content and no tool calls"),
+                       ((200, {}, b'{"choices": ['), "JSONDecodeError"),
+                       ((200, {}, b'{}'), "no chat completion")]:
+        canned(reply)
+        with pytest.raises(JudgeError, match=why):
+            judge("How many?", "3", "three")
+
+
+def test_empty_reply_in_a_run_is_an_error_episode_and_the_run_goes_on(canned, tmp_path):
+    """Through the harness: the first request of a grounding run gets a budget spent reasoning, the later ones a reply
+    that does not parse. The first episode is recorded as status "error" with the one-line EmptyReplyError (never a
+    format error), the second runs and is scored (a format error, not an error)."""
+    from guilab.bench import evaluate, read_episodes
+    url = canned(_completion({"content": None, "reasoning_content": "thinking"}, "length"), _completion({"content": "no idea"}))
+    s = evaluate("grounding", "model", tmp_path / "run", limit=2, progress=False, raise_on_error=False,
+                 agent_options={"base_url": url, "model": "canned", "max_tokens": 16, "retries": 0})
+    eps = read_episodes(tmp_path / "run", status=None)
+    assert [e["status"] for e in eps] == ["error", "ok"], eps
+    assert eps[0]["error"].startswith("EmptyReplyError: no answer (reason 'length')") and "raise max_tokens" in eps[0]["error"], eps[0]["error"]
+    assert eps[0]["format_errors"] == 0 and eps[1]["format_errors"] >= 1
+    assert (s["n_error"], s["n_ok"], s["stopped"]) == (1, 1, None)

@@ -19,9 +19,10 @@ from .messages import ROLES, check_messages, data_uri_to_image, image_to_data_ur
 _log = logging.getLogger(__name__)
 
 # %% auto #0
-__all__ = ['CHAT_STRIP_TOKENS', 'PolicyError', 'EndpointError', 'render_tool_calls', 'OpenAIChatPolicy', 'left_padding',
-           'processor_size_image', 'PreparedConversation', 'TransformersPolicy', 'BatchingPolicy', 'serve_command',
-           'serve_transformers', 'make_policy', 'policy_info']
+__all__ = ['TEXT_PART_TYPES', 'REASONING_PART_TYPES', 'CHAT_STRIP_TOKENS', 'PolicyError', 'EndpointError', 'EmptyReplyError',
+           'render_tool_calls', 'message_text', 'ChatReply', 'read_completion', 'retry_after_s', 'OpenAIChatPolicy',
+           'left_padding', 'processor_size_image', 'PreparedConversation', 'TransformersPolicy', 'BatchingPolicy',
+           'serve_command', 'serve_transformers', 'make_policy', 'policy_info']
 
 # %% ../../../nbs/agents/04_policies.ipynb #96ca5e24
 class PolicyError(RuntimeError):
@@ -29,6 +30,20 @@ class PolicyError(RuntimeError):
 
 class EndpointError(PolicyError):
     "An OpenAI-compatible endpoint failed (after retries where retrying makes sense). Never contains the API key."
+
+# %% ../../../nbs/agents/04_policies.ipynb #e1a70001
+class EmptyReplyError(EndpointError):
+    """The endpoint answered, but with no answer: no text in `content` (empty, whitespace only, None, or list parts
+    without text) and no tool calls. `reason` says why: "length" — the token budget (`max_tokens`) ended before any
+    answer, e.g. spent reasoning (raise `max_tokens`; a budget spent thinking is not a wrong format); "empty" — the
+    server stopped (`finish_reason` "stop" or another) with nothing to read. `finish_reason` is the server's,
+    `reasoning` the reasoning text it sent apart (None: none); neither is ever part of an answer."""
+    REASONS = ("length", "empty")
+    def __init__(self, message: str, reason: str, finish_reason: str | None = None, reasoning: str | None = None):
+        if reason not in self.REASONS: raise ValueError(f"reason must be one of {self.REASONS}, got {reason!r}")
+        super().__init__(message)
+        self.reason, self.finish_reason, self.reasoning = reason, finish_reason, reasoning
+    def __reduce__(self): return (type(self), (str(self), self.reason, self.finish_reason, self.reasoning))
 
 # %% ../../../nbs/agents/04_policies.ipynb #6cdcea76
 def render_tool_calls(tool_calls) -> str:
@@ -45,54 +60,201 @@ def render_tool_calls(tool_calls) -> str:
         out.append("<tool_call>\n" + json.dumps({"name": name, "arguments": args}, ensure_ascii=False) + "\n</tool_call>")
     return "\n".join(out)
 
+# %% ../../../nbs/agents/04_policies.ipynb #e1a70011
+TEXT_PART_TYPES = ("text", "output_text")
+"Content part types whose `text` is the answer."
+REASONING_PART_TYPES = ("reasoning", "thinking", "reasoning_content")
+"Content part types that hold reasoning: never part of the answer."
+
+def _field(x, k):
+    "`x[k]` of a dict, `x.k` of an object (openai's pydantic models keep unknown fields as attributes); None when absent."
+    return x.get(k) if isinstance(x, dict) else getattr(x, k, None)
+
+def _short(x, n: int = 120) -> str:
+    try: s = json.dumps(x, ensure_ascii=False, default=str)
+    except (TypeError, ValueError): s = repr(x)
+    return s if len(s) <= n else s[:n] + "…"
+
+def message_text(message) -> tuple[str, str | None]:
+    """`(answer, reasoning)` of one chat-completion message (an `openai` message object or a dict). `content` may be
+    a string (the answer), None (no answer: ""), or a list of parts: the `text` of parts of type "text" /
+    "output_text" joined with no separator is the answer; parts of type "reasoning" / "thinking" /
+    "reasoning_content", and the message's own `reasoning_content` / `reasoning` fields (vLLM, SGLang, DeepSeek),
+    are the reasoning (joined by newlines; None when there is none), never the answer. Raises `ValueError`, in one
+    line naming the part, for content it cannot read: not a string, None or a list; a part that is not a dict (or
+    object) with a `type`; a text part whose `text` is not a string; a part of any other type (e.g. "image_url",
+    "refusal": dropping it silently could drop the answer)."""
+    content = _field(message, "content")
+    reasoning = []
+    for k in ("reasoning_content", "reasoning"):
+        v = _field(message, k)
+        if isinstance(v, str) and v and v not in reasoning: reasoning.append(v)
+    if content is None: answer = ""
+    elif isinstance(content, str): answer = content
+    elif isinstance(content, (list, tuple)):
+        texts = []
+        for i, p in enumerate(content):
+            t = _field(p, "type") if not isinstance(p, (str, bytes, int, float, list, tuple)) else None
+            if t in TEXT_PART_TYPES:
+                x = _field(p, "text")
+                if not isinstance(x, str): raise ValueError(f"content part {i} of type {t!r} has no text string: {_short(p)}")
+                texts.append(x)
+            elif t in REASONING_PART_TYPES:
+                x = next((v for v in (_field(p, k) for k in ("text", "reasoning", "thinking", "reasoning_content")) if isinstance(v, str)), None)
+                reasoning.append(x if x is not None else _short(p, 2000))
+            else:
+                raise ValueError(f"content part {i} is neither text ({' / '.join(TEXT_PART_TYPES)}) nor reasoning "
+                                 f"({' / '.join(REASONING_PART_TYPES)}): {_short(p)}")
+        answer = "".join(texts)
+    else: raise ValueError(f"message content is a {type(content).__name__}, not a string, None or a list of parts: {_short(content)}")
+    return answer, ("\n".join(reasoning) if reasoning else None)
+
+# %% ../../../nbs/agents/04_policies.ipynb #e1a70013
+class ChatReply(NamedTuple):
+    "One chat completion, read by `read_completion`."
+    text: str                  # what `OpenAIChatPolicy.act` returns: the answer, then the tool calls (`render_tool_calls`), newline-separated
+    answer: str                # the content's text (`message_text`; reasoning excluded)
+    reasoning: str | None      # the reasoning the server sent apart (None: none); never part of `text`
+    finish_reason: str | None  # the server's: "stop", "length", "tool_calls", ...
+    tool_calls: str            # the tool calls as Qwen text ("" when none)
+    refusal: str | None        # the message's `refusal` (OpenAI), if any
+    usage: dict | None         # the server's token counts
+    model: str | None          # the model the server named
+
+    def empty_error(self, where: str = "the endpoint", max_tokens: int | None = None) -> EmptyReplyError | None:
+        """The `EmptyReplyError` for a reply with no answer (an answer empty or whitespace only, and no tool calls),
+        None for a reply with one. Its message starts with what a harness's one-line record must keep (the reason,
+        the budget) and names `where` last. `reason` "length" when the server stopped at the token budget (`finish_reason`
+        "length"), else "empty". A reply with an answer is never an error here, also when it was cut at the budget
+        (a truncated answer is the action parser's business)."""
+        if self.answer.strip() or self.tool_calls: return None
+        thought = f", after {len(self.reasoning)} characters of reasoning" if self.reasoning else ""
+        if self.finish_reason == "length":
+            budget = f"max_tokens={max_tokens}" if max_tokens is not None else "max_tokens"
+            return EmptyReplyError(f"no answer (reason 'length'): the token budget ({budget}) ended before any answer"
+                                   f"{thought} (finish_reason 'length'): raise max_tokens; {where}", "length", "length", self.reasoning)
+        refused = f"; refusal: {self.refusal[:120]!r}" if self.refusal else ""
+        return EmptyReplyError(f"no answer (reason 'empty'): the server stopped (finish_reason {self.finish_reason!r}) with "
+                               f"no content and no tool calls{thought}{refused}; {where}", "empty", self.finish_reason, self.reasoning)
+
+def read_completion(r,                     # what `client.chat.completions.create` returned
+                    where: str = "the endpoint",   # how messages name the endpoint
+                   ) -> ChatReply:
+    """The first choice of a chat completion as a `ChatReply`. Raises `EndpointError` (one line, naming `where`) when
+    `r` is no chat completion: the `openai` client returns the body's text (a `str`) for a reply that is not JSON
+    and has no JSON content type, and builds objects without checking them (`{}` gives `choices=None`); no choices,
+    a choice without a message, content `message_text` cannot read, or tool calls without a name. An empty answer
+    is not an error here (see `ChatReply.empty_error`)."""
+    choices = _field(r, "choices") if not isinstance(r, (str, bytes, list)) else None
+    if not isinstance(choices, (list, tuple)):
+        raise EndpointError(f"{where} returned no chat completion: {_short(r if isinstance(r, (str, bytes, list, dict)) else getattr(r, '__dict__', r))}")
+    if not choices: raise EndpointError(f"{where} returned no choices")
+    msg = _field(choices[0], "message")
+    if msg is None or isinstance(msg, (str, bytes, list)):
+        raise EndpointError(f"{where} returned a choice without a message: {_short(getattr(choices[0], '__dict__', choices[0]))}")
+    err = None
+    try:
+        answer, reasoning = message_text(msg)
+        calls = render_tool_calls(_field(msg, "tool_calls"))
+    except (ValueError, TypeError, AttributeError, KeyError) as e: err = f"{type(e).__name__}: {e}"
+    if err is not None: raise EndpointError(f"{where} returned a message guilab cannot read: {err}")   # outside `except`: nothing chained
+    u = _field(r, "usage")
+    usage = u.model_dump() if hasattr(u, "model_dump") else (dict(u) if isinstance(u, dict) else None)
+    fr, model, refusal = _field(choices[0], "finish_reason"), _field(r, "model"), _field(msg, "refusal")
+    text = answer + ("\n" if answer and calls else "") + calls
+    return ChatReply(text, answer, reasoning, fr if isinstance(fr, str) else None, calls,
+                     refusal if isinstance(refusal, str) else None, usage, model if isinstance(model, str) else None)
+
+# %% ../../../nbs/agents/04_policies.ipynb #e1a70015
+def retry_after_s(headers,                   # response headers (a mapping; `e.response.headers` of openai's APIStatusError)
+                  now: float | None = None,  # Unix time an HTTP date is measured from (default: the clock)
+                 ) -> float | None:
+    """Seconds a server asked the client to wait before retrying: `retry-after-ms` (milliseconds; not standard, sent by
+    OpenAI and others), else `retry-after` as seconds or as an HTTP date (its distance from `now`; 0 for a date
+    past). Header names are case-insensitive. `inf` for a wait of "inf". None when neither header is there or
+    readable (negative, NaN, garbage): the caller then backs off on its own."""
+    if not headers: return None
+    low = {str(k).lower(): str(v).strip() for k, v in headers.items()}
+    for k, div in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        v = low.get(k)
+        if v is None: continue
+        try: s = float(v) / div
+        except ValueError: s = None
+        if s is not None:
+            if s >= 0: return s                    # inf included; NaN and negatives are unreadable
+            continue
+        if k == "retry-after":
+            import email.utils, datetime
+            try: d = email.utils.parsedate_to_datetime(v)
+            except (TypeError, ValueError, IndexError, OverflowError): return None
+            if d.tzinfo is None: d = d.replace(tzinfo=datetime.timezone.utc)
+            return max(0.0, d.timestamp() - (time.time() if now is None else now))
+    return None
+
 # %% ../../../nbs/agents/04_policies.ipynb #dc4fe2be
 _RETRYABLE = ("APIConnectionError", "APITimeoutError", "RateLimitError", "InternalServerError")
 
 class OpenAIChatPolicy(Policy):
     """Chat completions at an OpenAI-compatible `base_url` (e.g. `http://127.0.0.1:8000/v1` of `vllm serve` or
     `transformers serve`). The key comes from the environment variable `api_key_env` ("EMPTY" when unset) and is
-    never shown. After each call `last_usage` holds the server's token counts and `last_model` the model it named.
-    Raises `EndpointError` after `retries` retries of connection errors / timeouts / 429 / 5xx, at once on
-    other HTTP errors or an empty answer. The model's action grammar (`grammar`, `loc_bins`; see
-    `guilab.agents.grammar`) is read from the served folder when `model` is a local path (as `transformers serve
-    DIR` requires), or given as `loc_bins` (checked against the folder when there is one)."""
+    never shown. After each call `last_usage` holds the server's token counts, `last_model` the model it named,
+    `last_finish_reason` its finish reason and `last_reasoning` the reasoning it sent apart (never part of the
+    reply); all None when the call got no reply. Errors (every path, one table: `docs/endpoint_errors.md`):
+    connection errors, timeouts, 429 and 5xx are retried `retries` times, after the wait the server asked for
+    (`Retry-After` / `retry-after-ms`, up to `max_retry_after` seconds; a longer one raises `EndpointError` at once,
+    naming both) or else after an exponential back-off; other HTTP errors and a body that is no chat completion
+    raise `EndpointError` at once; a reply with no answer raises `EmptyReplyError` (an `EndpointError`; `reason`
+    "length": the budget ended first, e.g. spent reasoning; "empty": the server stopped with nothing). In a
+    `guilab.bench` run any of these ends the episode as status "error" with its one-line message (never scored,
+    never a format error) and the run goes on with the next task (it stops after `max_consecutive_errors` errors in
+    a row). The model's action grammar (`grammar`, `loc_bins`; see `guilab.agents.grammar`) is read from the
+    served folder when `model` is a local path (as `transformers serve DIR` requires), or given as `loc_bins`
+    (checked against the folder when there is one)."""
     def __init__(self, base_url: str,              # endpoint root, ending in /v1
                  model: str,                       # model name the server serves (for transformers serve: the path it was started with)
                  api_key_env: str = "OPENAI_API_KEY", # environment variable holding the key
                  temperature: float = 0.0,         # 0 = greedy
-                 max_tokens: int = 512,            # reply length limit (tokens)
+                 max_tokens: int = 512,            # reply length limit (tokens; reasoning models spend it on reasoning too)
                  timeout: float = 120.0,           # seconds per request
                  retries: int = 3,                 # retries after the first attempt
-                 backoff: float = 1.0,             # first back-off (s); doubles per retry, at most 30 s
+                 backoff: float = 1.0,             # first back-off (s); doubles per retry, at most 30 s (when the server names no wait)
+                 max_retry_after: float = 60.0,    # longest server-requested wait honoured (s, per retry); a longer one fails at once
                  extra_body: dict | None = None,   # extra request fields (e.g. vLLM's `top_k`)
                  loc_bins: int | None = None,      # the model's location bins (None: read from `model` when it is a local folder, else 0 = pixels)
                 ):
         from openai import OpenAI
         if retries < 0: raise ValueError(f"retries must be >= 0, got {retries}")
+        if not max_retry_after >= 0: raise ValueError(f"max_retry_after must be >= 0 seconds, got {max_retry_after}")
         if not model or not isinstance(model, str): raise ValueError("an endpoint policy needs the served model name: model=...")
         folder = Path(model) if (Path(model) / "config.json").is_file() else None   # `transformers serve DIR` serves DIR by that name
         self.grammar: Grammar = resolve_grammar(folder, loc_bins)
         self.loc_bins, self.grammar_folder = self.grammar.loc_bins, folder   # the folder the grammar was read from (None: not local)
         self.base_url, self.model, self.api_key_env = str(base_url).rstrip("/"), model, api_key_env
         self.temperature, self.max_tokens, self.timeout, self.retries, self.backoff = temperature, max_tokens, timeout, retries, backoff
+        self.max_retry_after = float(max_retry_after)
         self.extra_body = dict(extra_body or {})
         key = os.environ.get(api_key_env) or "EMPTY"
         self._redact = lambda s, _k=key: s.replace(_k, "***") if len(_k) >= 4 and _k != "EMPTY" else s
         self._client = OpenAI(base_url=self.base_url, api_key=key, timeout=timeout, max_retries=0)
         self.last_usage: dict | None = None
         self.last_model: str | None = None
+        self.last_finish_reason: str | None = None
+        self.last_reasoning: str | None = None
 
     def __repr__(self):
         return (f"OpenAIChatPolicy(base_url={self.base_url!r}, model={self.model!r}, api_key_env={self.api_key_env!r}, "
                 f"temperature={self.temperature}, max_tokens={self.max_tokens}, loc_bins={self.loc_bins})")
 
     def act(self, messages: list[dict], tools: list[dict] | None = None) -> str:
-        "Reply text (content, then any tool calls rendered by `render_tool_calls`)."
+        """Reply text: the answer (`message_text`: list content joined, reasoning left out), then any tool calls
+        rendered by `render_tool_calls`. Raises `EndpointError` / `EmptyReplyError` as the class text says."""
         import openai
         messages = to_wire(check_messages(messages))   # in-process image parts travel as PNG data URIs
         kw = dict(model=self.model, messages=list(messages), temperature=self.temperature, max_tokens=self.max_tokens)
         if tools: kw["tools"] = tools
         if self.extra_body: kw["extra_body"] = self.extra_body
+        self.last_usage = self.last_model = self.last_finish_reason = self.last_reasoning = None
+        where = f"endpoint {self.base_url} (model {self.model!r})"
         err, attempts = None, 0
         for attempt in range(self.retries + 1):
             attempts = attempt + 1
@@ -107,19 +269,29 @@ class OpenAIChatPolicy(Policy):
                     msg += " - " + json.dumps(body, ensure_ascii=False)[:500]   # e.g. FastAPI's {"detail": ...}
                 err = f"{name}: {self._redact(msg)}"
                 if name not in _RETRYABLE: break
+                wait = retry_after_s(getattr(getattr(e, "response", None), "headers", None))
+                if wait is not None and wait > self.max_retry_after:
+                    err += (f"; the server asked to wait {wait:g} s before retrying, more than max_retry_after="
+                            f"{self.max_retry_after:g} s: not retried")
+                    break
                 if attempt < self.retries:
-                    delay = min(30.0, self.backoff * 2 ** attempt)
-                    _log.warning("endpoint %s: %s; retry %d/%d in %.1fs", self.base_url, name, attempt + 1, self.retries, delay)
+                    delay = wait if wait is not None else min(30.0, self.backoff * 2 ** attempt)
+                    _log.warning("endpoint %s: %s; retry %d/%d in %.2fs%s", self.base_url, name, attempt + 1, self.retries,
+                                 delay, " (the server's Retry-After)" if wait is not None else "")
                     time.sleep(delay)
+            except json.JSONDecodeError as e:   # a JSON content type over a body that is no JSON: the client raises this as it is
+                err = f"the reply is not valid JSON ({type(e).__name__}: {e})"; break
         if err is not None:   # raised here, outside `except`, so no exception (request, headers) is chained
             raise EndpointError(f"chat completion at {self.base_url} (model {self.model!r}) failed after "
                                 f"{attempts} attempt(s): {err}")
-        if not r.choices: raise EndpointError(f"endpoint {self.base_url} returned no choices")
-        self.last_usage = r.usage.model_dump() if r.usage is not None else None
-        self.last_model = r.model
-        msg = r.choices[0].message
-        text, calls = msg.content or "", render_tool_calls(msg.tool_calls)
-        return text + ("\n" if text and calls else "") + calls
+        bad = None
+        try: rep = read_completion(r, where)
+        except EndpointError as e: bad = self._redact(str(e))
+        if bad is not None: raise EndpointError(bad)
+        self.last_usage, self.last_model, self.last_finish_reason, self.last_reasoning = rep.usage, rep.model, rep.finish_reason, rep.reasoning
+        empty = rep.empty_error(where, self.max_tokens)
+        if empty is not None: raise EmptyReplyError(self._redact(str(empty)), empty.reason, empty.finish_reason, empty.reasoning)
+        return rep.text
 
 # %% ../../../nbs/agents/04_policies.ipynb #afd94c51
 CHAT_STRIP_TOKENS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|vision_start|>", "<|vision_end|>",

@@ -615,8 +615,12 @@ whatever its wording; extra explanation is fine, a different or hedged answer is
 Explain in one sentence, then write the verdict on the last line exactly as: [judge] True  or  [judge] False"""
 
 class EndpointJudge:
-    """An LLM judge behind an OpenAI-compatible endpoint (see above). Raises `JudgeError` when the endpoint fails or
-    the reply has no `[judge] True|False` verdict."""
+    """An LLM judge behind an OpenAI-compatible endpoint (see above). The reply is read as
+    `guilab.agents.policies.OpenAIChatPolicy` reads its own (`read_completion`: content as a string or a list of
+    parts, text parts joined, reasoning never read as the verdict). Raises `JudgeError`, never another error, when
+    the endpoint fails (the `openai` client's own `retries`, which honour a `Retry-After` up to 2 min), its reply is
+    no chat completion or has content it cannot read, holds no answer (the token budget `max_tokens` spent first,
+    e.g. reasoning: the message says to raise it; or empty), or has no `[judge] True|False` verdict."""
     def __init__(self, base_url: str, model: str,
                  api_key_env: str = "JUDGE_API_KEY",   # environment variable holding the key ("EMPTY" when unset)
                  api_key: str | None = None,           # or the key itself (kept in memory only, never described)
@@ -640,13 +644,21 @@ class EndpointJudge:
         if prediction is None or not str(prediction).strip():   # as the official evaluator: no answer scores 0 without a call
             return {"correct": False, "judge": self.label, "reason": "no answer"}
         prompt = VQA_JUDGE_PROMPT.format(question=question, reference=reference, prediction=prediction)
+        from guilab.agents.policies import EndpointError, read_completion   # one reader of replies (grounding sits above agents)
+        where = f"judge endpoint {self.base_url} (model {self.model})"
         try:
             r = self.client().chat.completions.create(model=self.model, messages=[{"role": "user", "content": prompt}],
                                                       temperature=0.0, max_tokens=self.max_tokens)
-            text = r.choices[0].message.content or ""
         except Exception as e:
-            raise JudgeError(f"judge endpoint {self.base_url} (model {self.model}) failed: {type(e).__name__}: "
+            raise JudgeError(f"{where} failed: {type(e).__name__}: "
                              f"{str(e).splitlines()[0][:200] if str(e) else ''}") from None
+        err = None
+        try:
+            rep = read_completion(r, where)
+            err = rep.empty_error(where, self.max_tokens)
+        except EndpointError as e: err = e
+        if err is not None: raise JudgeError(f"{type(err).__name__}: {err}")   # outside `except`: nothing chained
+        text = rep.answer
         m = re.findall(r"\[judge\]\s*(true|false)", text, re.I)
         if not m: raise JudgeError(f"judge reply has no '[judge] True|False' verdict: {text.strip()[-160:]!r}")
         return {"correct": m[-1].lower() == "true", "judge": self.label, "reason": text.strip()[:300]}

@@ -15,6 +15,7 @@ from typing import Annotated
 
 from ..core import dumps, read_jsonl
 from ..agents.messages import user_message
+from ..agents.policies import EmptyReplyError
 
 # %% auto #0
 __all__ = ['DIMENSIONS', 'PERSPECTIVES', 'JUDGE_PROMPT', 'Score', 'JudgeReplyError', 'PerspectiveScores', 'Verdict',
@@ -121,7 +122,9 @@ class Judge:
                 if r.get("ok"): self._mem[r["key"]] = r
     def score(self, task: str, model_commands, ref_commands, model_image=None, ref_image=None) -> dict:
         """`{'TC','VS','GL','ok','attempts','key','error'?}`; on failure after 1 + retries invalid replies the scores are None
-        and `ok` is False (recorded in the cache, but asked again next time)."""
+        and `ok` is False (recorded in the cache, but asked again next time). An empty reply (the policy's
+        `EmptyReplyError`: budget spent thinking, or no content) counts as an invalid attempt, `error` 'empty reply
+        (length|empty)'; any other endpoint error is raised."""
         mp, rp = _png(model_image), _png(ref_image)
         key = content_key(mp, rp, model_commands, ref_commands, task)
         if key in self._mem: return {**self._mem[key], "cached": True}
@@ -130,7 +133,10 @@ class Judge:
         msgs = [user_message(text, imgs)]
         err = None
         for attempt in range(1, self.retries + 2):
-            reply = self._ask(msgs); self.calls += 1
+            try: reply = self._ask(msgs)
+            except EmptyReplyError as e:   # no answer at all (budget spent thinking, or empty): an invalid attempt, asked again
+                self.calls += 1; err = f"empty reply ({e.reason})"; continue
+            self.calls += 1
             try: v = parse_verdict(reply); rec = {"key": key, **v, "ok": True, "attempts": attempt}; break
             except JudgeReplyError as e:
                 err = str(e); msgs = msgs + [{"role": "assistant", "content": str(reply)},
@@ -153,6 +159,7 @@ class Judge:
                 if isinstance(getattr(self.policy, "extra_body", None), dict):
                     p = copy.copy(self.policy); p.extra_body = {**self.policy.extra_body, "response_format": fmt}
                     return p.act(msgs)
+            except EmptyReplyError: raise   # the server took the request and answered nothing: not a refusal of the format
             except Exception as e:   # the server refused the structured request: fall back to text, once and for all
                 self.structured, self.structured_error = False, f"{type(e).__name__}: {e}"
                 logging.getLogger(__name__).warning("judge: structured output refused (%s); asking for JSON in text", self.structured_error)
