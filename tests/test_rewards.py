@@ -78,7 +78,7 @@ def test_cot_rm():
     assert f([traj([150, 150]), traj([0, 0]), traj(None, status="format_error")], bbox=T * 3, instruction=["a", "b", "c"]) == [0.7, 0.0, 0.0]
     assert calls == ["a"]             # wrong answers are never sent to the judge
     assert make_cot_rm(lambda t, i: -2)([traj([150, 150])], bbox=T) == [0.0]
-    assert make_cot_rm(lambda t, i: float("inf"))([traj([150, 150])], bbox=T) == [0.0]
+    assert make_cot_rm(lambda t, i: float("inf"))([traj([150, 150])], bbox=T) == [None]   # no score in [0,1]: an abstention
     set_cot_judge(lambda t, i: 0.25)
     try: assert zoomin_cot_rm([traj([150, 150])], bbox=T) == [0.25]
     finally: set_cot_judge(None)

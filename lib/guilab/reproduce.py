@@ -133,6 +133,23 @@ def _drop_loaded_cell(executed: Path, source: Path) -> None:
     atomic_write(executed, nbformat.writes(nb))
 
 # %% ../../nbs/02_reproduce.ipynb #c5029d5d
+def _one_line(e: BaseException, limit: int = 400) -> str:
+    "`Type: message` of an exception on one line (whitespace runs collapsed, at most `limit` characters; a lone surrogate escaped, so it always encodes as UTF-8)."
+    s = " ".join(f"{type(e).__name__}: {e}".split()).encode("utf-8", "backslashreplace").decode("utf-8")
+    return s if len(s) <= limit else s[:limit - 1] + "…"
+
+def _unwritable(parameters: dict) -> str:
+    """The one-line reason a parameter cannot be written into the executed notebook (UTF-8 JSON): a lone surrogate
+    such as '\\ud83d' (half of an emoji's UTF-16 pair, or an undecodable byte of a command line); '' when all can."""
+    for k, v in parameters.items():
+        for s in (v if isinstance(v, (list, tuple)) else [v]):
+            try: str(s).encode("utf-8")
+            except UnicodeEncodeError as e:
+                what = "override" if k == "overrides" else k
+                return (f"{what} {s!r} holds a lone surrogate {s[e.start:e.end]!r} at position {e.start}, which cannot be written "
+                        f"to the executed notebook as UTF-8; pass the whole character (e.g. '\\U0001f600', not half of its UTF-16 pair)")
+    return ""
+
 def run_notebook(nb: Path,                 # the notebook to run
                  params: Path,             # params file passed to its `parameters` cell
                  out_dir: Path,            # output folder passed to it; the executed notebook goes to out_dir/notebooks
@@ -142,32 +159,53 @@ def run_notebook(nb: Path,                 # the notebook to run
                  timeout: int | None = None,  # seconds per cell (None: no limit)
                 ) -> dict:
     """Execute one notebook with papermill; returns `{'status','seconds','executed','outputs','error','modules'}` and never
-    raises for a failing notebook. `modules`: the guilab modules the kernel had loaded at the end (a last cell, removed
+    raises for a failing notebook, nor for a failing save or read: a full disk (OSError ENOSPC), a notebook that is not
+    JSON, a value that cannot be encoded (a lone surrogate in `overrides`, refused before anything runs) all give status
+    `failed` with a one-line `error`. papermill saves into a hidden temporary next to `executed`, renamed over it only once
+    it reads back as a notebook: a failed save leaves no empty or truncated notebook and keeps the previous executed
+    copy, if any, untouched. `modules`: the guilab modules the kernel had loaded at the end (a last cell, removed
     from the executed copy, reads `sys.modules`), None when the run did not reach it. `outputs`: the files under
     `out_dir` that changed during the run and that its kernel wrote (seen by an audit hook, `_with_loaded_cell`), so
     that a stage of the other lane writing into the same folder meanwhile does not make its files this stage's; when
     the run did not reach its last cell, every file that changed meanwhile (a failed stage runs again anyway)."""
-    import papermill as pm
+    import papermill as pm, tempfile, uuid
     _use_this_python_kernel()
+    t0 = time.time()
     out_dir = Path(out_dir).resolve(); executed = out_dir/"notebooks"/f"{nb.stem}.ipynb"
-    executed.parent.mkdir(parents=True, exist_ok=True)
-    before, t0 = _files_under(out_dir), time.time()
-    status, error = "ok", ""
-    if not has_parameters_cell(nb):
-        return {"status": "failed", "seconds": 0.0, "executed": str(executed), "outputs": [], "error": no_parameters_message(nb), "modules": None}
-    import tempfile
-    fd, loaded_f = tempfile.mkstemp(prefix="guilab-loaded-", suffix=".json"); os.close(fd); loaded_f = Path(loaded_f); loaded_f.unlink()
+    def failed(error: str) -> dict:
+        return {"status": "failed", "seconds": round(time.time() - t0, 1), "executed": str(executed), "outputs": [], "error": error, "modules": None}
+    parameters = {"params": str(Path(params).resolve()), "out_dir": str(out_dir), "overrides": list(overrides)}
+    if (why := _unwritable(parameters)): return failed(why)
+    try: executed.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e: return failed(f"cannot create {executed.parent}: {_one_line(e)}")
     try:
-        pm.execute_notebook(_with_loaded_cell(nb, loaded_f), str(executed), parameters={"params": str(Path(params).resolve()), "out_dir": str(out_dir),
-                            "overrides": list(overrides)}, kernel_name="python3", cwd=str(cwd or project_root()),
-                            progress_bar=progress, log_output=False, request_save_on_cell_execute=True, execution_timeout=timeout,
-                            kernel_manager_class=_ipc_kernel_manager())
+        if not has_parameters_cell(nb): return failed(no_parameters_message(nb))
+    except Exception as e: return failed(f"cannot read {nb}: {_one_line(e)}")   # missing, not JSON, not a notebook
+    before = _files_under(out_dir)
+    status, error, loaded_f = "ok", "", None
+    part = executed.with_name(f".{executed.stem}.{uuid.uuid4().hex[:8]}.partial.ipynb")   # hidden: not an output of anyone
+    try:
+        fd, loaded_f = tempfile.mkstemp(prefix="guilab-loaded-", suffix=".json"); os.close(fd); loaded_f = Path(loaded_f); loaded_f.unlink()
+        pm.execute_notebook(_with_loaded_cell(nb, loaded_f), str(part), parameters=parameters, kernel_name="python3",
+                            cwd=str(cwd or project_root()), progress_bar=progress, log_output=False, request_save_on_cell_execute=True,
+                            execution_timeout=timeout, kernel_manager_class=_ipc_kernel_manager())
     except pm.PapermillExecutionError as e:
         status, error = "failed", f"{e.ename}: {e.evalue}"
-    except Exception as e:   # kernel death, missing kernel, bad notebook: recorded, the run goes on
-        status, error = "failed", f"{type(e).__name__}: {e}"
-    _drop_loaded_cell(executed, nb)
-    try: loaded = json.loads(loaded_f.read_text()) if status == "ok" and loaded_f.is_file() else {}
+    except Exception as e:   # kernel death, missing kernel, bad notebook, a save that failed (ENOSPC): recorded, the run goes on
+        status, error = "failed", _one_line(e)
+    except BaseException:    # an interrupt: no partial copy left behind
+        with contextlib.suppress(OSError): part.unlink(missing_ok=True)
+        raise
+    try:   # read the saved copy back (a truncated or empty save fails here), drop the added cells, then put it in place
+        if part.is_file():
+            _drop_loaded_cell(part, nb); os.replace(part, executed)
+        elif status == "ok": raise FileNotFoundError(f"papermill wrote no notebook at {part}")
+    except Exception as e:
+        kept = "the previous executed copy is kept" if executed.is_file() else "no executed copy written"
+        status, error = "failed", f"{error + '; ' if error else ''}the executed notebook could not be saved ({_one_line(e)}); {kept}"
+    finally:
+        with contextlib.suppress(OSError): part.unlink(missing_ok=True)
+    try: loaded = json.loads(loaded_f.read_text()) if status == "ok" and loaded_f is not None and loaded_f.is_file() else {}
     except (OSError, ValueError): loaded = {}
     modules, written = loaded.get("modules"), loaded.get("written")
     written = None if written is None else set(written)
@@ -175,7 +213,7 @@ def run_notebook(nb: Path,                 # the notebook to run
     def by_kernel(p: str) -> bool:   # the file, or a folder above it renamed into place (an atomic folder write)
         rp = os.path.realpath(p)
         return rp in written or (bool(folders) and rp.startswith(folders))
-    loaded_f.unlink(missing_ok=True)
+    if loaded_f is not None: loaded_f.unlink(missing_ok=True)
     after = _files_under(out_dir)
     other_runs = executed.parent   # executed copies of other notebooks (another lane's) are theirs, not this stage's outputs
     outputs = sorted(p for p, m in after.items() if before.get(p) != m and Path(p) != executed and not p.endswith("manifest.json")

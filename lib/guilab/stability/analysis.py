@@ -29,26 +29,32 @@ def _rho(x: np.ndarray, y: np.ndarray) -> float:
     den = math.sqrt(float((rx * rx).sum() * (ry * ry).sum()))
     return float((rx * ry).sum() / den) if den > 0 else math.nan
 
-def spearman_test(x: Sequence[float],          # first sample (NaN allowed: the pair is dropped)
+def spearman_test(x: Sequence[float],          # first sample (NaN allowed: the pair is dropped; ±inf allowed: ranked)
                   y: Sequence[float],          # second sample, same length
                   permutations: int = 10000,   # Monte-Carlo pairings when n > 8
                   seed: int = 0,               # seed of the Monte-Carlo pairings
                  ) -> tuple[float, float]:
     """Spearman's ρ (ties: average ranks) and a two-sided permutation p-value: exact over all n! pairings when
-    n ≤ 8, else (k + 1)/(permutations + 1). Pairs with a NaN are dropped first; when fewer than 3 pairs remain or
-    either sample is constant (also after dropping) returns (nan, nan). Raises ValueError when lengths differ.
+    n ≤ 8, else (k + 1)/(permutations + 1). Pairs with a NaN are dropped first. ±inf are ranked like any value (the
+    extremes; equal infinities tie), so ρ is defined on a mix of finite and infinite values and equals
+    `scipy.stats.spearmanr`'s. When fewer than 3 pairs remain or either sample is constant — all its ranks tie, e.g.
+    [inf]*4, also after dropping NaN pairs — ρ is undefined and the result is (nan, nan), never a p-value.
+    Raises ValueError when lengths differ or permutations < 1.
     Source: seed 003 §4.4 and Appendix Table 9 (split-half); small-n p-values as explained in this module's text."""
     if int(permutations) < 1: raise ValueError(f"spearman_test needs permutations >= 1, got {permutations}")
     x, y = np.asarray(x, float), np.asarray(y, float)
     if x.shape != y.shape or x.ndim != 1: raise ValueError(f"spearman_test needs two 1-D samples of equal length, got {x.shape} and {y.shape}")
     keep = ~(np.isnan(x) | np.isnan(y)); x, y = x[keep], y[keep]
     n = len(x)
-    if n < 3 or np.ptp(x) == 0 or np.ptp(y) == 0: return math.nan, math.nan
-    rho = _rho(x, y)
+    if n < 3: return math.nan, math.nan
     rx, ry = stats.rankdata(x), stats.rankdata(y)
+    # constant = every rank tied; tested on the ranks, not the values: np.ptp([inf]*4) is inf - inf = nan, not 0
+    if np.ptp(rx) == 0 or np.ptp(ry) == 0: return math.nan, math.nan
+    rho = _rho(x, y)
+    if not math.isfinite(rho): return math.nan, math.nan   # no p-value for an undefined statistic
     if n <= EXACT_MAX_N:   # every one of the n! pairings once (permuting y alone: 40,320 rows at n = 8)
         perms = np.array(list(itertools.permutations(range(n))))
-        null = np.abs(_rowcorr(rx[None, :], ry[perms]))
+        null = np.abs(_rowcorr(rx[None, :], ry[perms]))   # a pairing of non-constant ranks is always defined
         obs = abs(float(_rowcorr(rx, ry))) * (1 - 1e-12)
         return rho, float(np.mean(null >= obs))
     g = np.random.default_rng(seed)
@@ -307,7 +313,10 @@ def split_half(df: pd.DataFrame,            # trajectory_frame rows
     or a reason (fewer than 3 models, no valid split) with NaN numbers. `rho_lo`/`rho_hi` are the 2.5/97.5 %
     quantiles of the per-split ρ (their spread, not a confidence interval of the mean); `n_ranked_min/max` count the
     models defined in both halves of a valid split (a metric such as LBR or ARL is undefined for some models, so
-    fewer than `n_models` may be ranked); the null averages shuffled ρ over the same valid splits as the observed mean."""
+    fewer than `n_models` may be ranked); the null averages shuffled ρ over the same valid splits as the observed mean,
+    and p = (k + 1)/(d + 1) over the d shuffles whose ρ is defined in some valid split (a shuffle can move a model's
+    NaN onto another's, leaving < 3 pairs or a constant ranking in every split: it has no null value, and counting
+    it as "below the observed mean" would shrink p)."""
     s = scored(df); s = s[s.condition == condition]
     out = {"metric": metric, "condition": condition, "rho_mean": math.nan, "rho_lo": math.nan, "rho_hi": math.nan,
            "p": math.nan, "n_models": int(s.model.nunique()), "n_ranked_min": 0, "n_ranked_max": 0,
@@ -334,10 +343,12 @@ def split_half(df: pd.DataFrame,            # trajectory_frame rows
     if not rhos: return {**out, "status": "no split with 3+ models defined and a non-constant ranking"}
     rhos = np.array(rhos); obs = rhos.mean()
     with np.errstate(invalid="ignore"): null = np.where(null_cnt > 0, null_sum / np.maximum(null_cnt, 1), np.nan)
+    null = null[~np.isnan(null)]   # a shuffle undefined in every valid split has no null value: left out, not counted as below obs
+    res = {**out, "rho_mean": float(obs), "rho_lo": float(np.quantile(rhos, 0.025)), "rho_hi": float(np.quantile(rhos, 0.975)),
+           "n_ranked_min": min(ranked), "n_ranked_max": max(ranked), "n_valid_splits": int(len(rhos))}
+    if not len(null): return {**res, "status": "no label shuffle gave a defined ρ (p undefined)"}
     k = int((null >= obs - 1e-12).sum())
-    return {**out, "rho_mean": float(obs), "rho_lo": float(np.quantile(rhos, 0.025)), "rho_hi": float(np.quantile(rhos, 0.975)),
-            "p": (k + 1) / (permutations + 1), "n_ranked_min": min(ranked), "n_ranked_max": max(ranked),
-            "n_valid_splits": int(len(rhos)), "status": "ok"}
+    return {**res, "p": (k + 1) / (len(null) + 1), "status": "ok"}
 
 def _masked_rho(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     "Spearman ρ row by row over the columns where both rows are defined (average ranks); NaN for < 3 pairs or a constant row."

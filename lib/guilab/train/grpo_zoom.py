@@ -147,7 +147,8 @@ def trl_reward_funcs(max_crops_per_turn: int = MAX_CROPS_PER_TURN,  # per-turn c
     """The five LBS rewards as trl reward functions over multi-turn completions (same names, same order as
     `REWARD_NAMES`). Each builds the trajectories with `zoom_trajectory` from the completions and trl's
     `environments`, then calls `guilab.train.rewards`; `zoomin_accuracy` also logs `zoom/turns`, `zoom/crops`,
-    `zoom/format_error` and `zoom/crop_errors` through trl's `log_metric`."""
+    `zoom/format_error` and `zoom/crop_errors` through trl's `log_metric`, and `zoomin_cot_rm` its judge's
+    abstentions as `zoomin_cot_rm/abstained` (an abstained sample's reward is None, which trl leaves out)."""
     base = {"zoomin_accuracy": R.zoomin_accuracy, "zoomin_crop_process_gated": R.zoomin_crop_process_gated,
             "zoomin_format": R.zoomin_format, "zoomin_zoom_bonus": R.zoomin_zoom_bonus,
             "zoomin_cot_rm": R.make_cot_rm(judge) if judge is not None else R.zoomin_cot_rm}
@@ -158,6 +159,7 @@ def trl_reward_funcs(max_crops_per_turn: int = MAX_CROPS_PER_TURN,  # per-turn c
             sizes = kw.get("img_size") or [None] * len(completions)
             trajs = [zoom_trajectory(c, e, s, max_crops_per_turn) for c, e, s in zip(completions, envs, sizes)]
             cols = {k: kw[k] for k in _COLUMNS if kw.get(k) is not None}
+            if name == "zoomin_cot_rm": cols["log_metric"] = log_metric   # the judge's abstentions reach the training log
             out = fn(completions, trajectory=trajs, **cols)
             if name == "zoomin_accuracy" and log_metric is not None and trajs:
                 n = len(trajs)

@@ -125,10 +125,12 @@ def zoomin_zoom_bonus(completions, **kwargs) -> list[float]:
 # %% ../../../nbs/train/00_rewards.ipynb #143a5d4a
 _COT_JUDGE: Callable | None = None
 
-def set_cot_judge(judge: Callable[[str, str], float] | None) -> None:
-    "Configure the judge used by `zoomin_cot_rm`: `judge(trajectory_text, instruction) -> score in [0,1]` (None: no judge)."
+def set_cot_judge(judge: Callable[[str, str], float | None] | None) -> None:
+    """Configure the judge used by `zoomin_cot_rm`: `judge(trajectory_text, instruction) -> score in [0,1]`, or None
+    / NaN when it cannot score (an abstention). `judge=None`: no judge. Resets `zoomin_cot_rm`'s counters."""
     global _COT_JUDGE
     _COT_JUDGE = judge
+    zoomin_cot_rm.judged = zoomin_cot_rm.abstained = 0
 
 def trajectory_text(t: dict) -> str:
     "The text-only trajectory a judge reads: the assistant replies in order, with crop feedback summarised."
@@ -139,23 +141,41 @@ def trajectory_text(t: dict) -> str:
         if turn.get("error"): parts.append(f"[format error: {turn['error']}]")
     return "\n".join(parts)
 
-def _cot_scores(completions, judge, kwargs) -> list[float]:
+def _judge_score(s) -> float | None:
+    """A judge's return value as a reward: None for an abstention (None, NaN, or ±inf: no score in [0,1] at all, so
+    treated like NaN rather than as a plausible 0), else clipped to [0,1]."""
+    if s is None: return None
+    try: s = float(s)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"the CoT judge must return a number in [0,1] or None (abstain), got {type(s).__name__} {s!r}") from e
+    if not math.isfinite(s): return None
+    return min(1.0, max(0.0, s))
+
+def _cot_scores(completions, judge, kwargs, rm) -> list[float | None]:
     if judge is None: return [COT_NEUTRAL] * len(completions)
-    out = []
+    out, judged, abstained = [], 0, 0
     for t, g in _items(completions, kwargs):
         if not _correct(t, g): out.append(0.0); continue
-        s = judge(trajectory_text(t), g.get("instruction") or t.get("instruction") or "")
-        s = float(s)
-        out.append(0.0 if not math.isfinite(s) else min(1.0, max(0.0, s)))
+        s = _judge_score(judge(trajectory_text(t), g.get("instruction") or t.get("instruction") or ""))
+        judged += 1; abstained += s is None
+        out.append(s)
+    rm.judged += judged; rm.abstained += abstained
+    log = kwargs.get("log_metric")   # trl's GRPOTrainer passes it: the count shows in the training log
+    if callable(log): log(f"{rm.__name__}/abstained", float(abstained))
     return out
 
-def zoomin_cot_rm(completions, **kwargs) -> list[float]:
-    "Judge score in [0,1] for right answers, 0 for wrong ones; 0.5 for all when no judge is configured (`set_cot_judge`)."
-    return _cot_scores(completions, _COT_JUDGE, kwargs)
+def zoomin_cot_rm(completions, **kwargs) -> list[float | None]:
+    """Judge score in [0,1] for right answers, 0 for wrong ones; None for a right answer the judge abstained on
+    (returned None, NaN or ±inf), counted in `zoomin_cot_rm.abstained` (of `.judged` requests; reset by `set_cot_judge`)
+    and, under trl, logged per batch as `zoomin_cot_rm/abstained`; 0.5 for all when no judge is configured."""
+    return _cot_scores(completions, _COT_JUDGE, kwargs, zoomin_cot_rm)
+zoomin_cot_rm.judged = zoomin_cot_rm.abstained = 0
 
-def make_cot_rm(judge: Callable[[str, str], float]) -> Callable:
-    "A `zoomin_cot_rm` bound to `judge` (for trainers given a list of reward functions)."
-    def zoomin_cot_rm(completions, **kwargs) -> list[float]: return _cot_scores(completions, judge, kwargs)
+def make_cot_rm(judge: Callable[[str, str], float | None]) -> Callable:
+    """A `zoomin_cot_rm` bound to `judge` (for trainers given a list of reward functions), with its own counters
+    `.judged` (requests sent) and `.abstained` (None/NaN answers, rewarded None)."""
+    def zoomin_cot_rm(completions, **kwargs) -> list[float | None]: return _cot_scores(completions, judge, kwargs, zoomin_cot_rm)
+    zoomin_cot_rm.judged = zoomin_cot_rm.abstained = 0
     return zoomin_cot_rm
 
 LBS_REWARDS = [zoomin_accuracy, zoomin_crop_process_gated, zoomin_format, zoomin_zoom_bonus, zoomin_cot_rm]
