@@ -56,16 +56,19 @@ def make_fixture(out: Path):
         "git": {"commit": "0123456789abcdef", "dirty": True},
         "notebooks": {"table2_main": {"status": "ok", "seconds": 2.0, "params_file": "params/smoke.yaml", "git": commit}}}))
     base = {"seed": "000_7c1ace65400c2a1a.txt", "section": "§5.2 Main results, Table 2", "quote": QUOTE,
-            "notebook": "table2_main", "artefact": "table2_main_vs_reported.md", "statistic": "paired difference"}
+            "notebook": "table2_main", "artefact": "table2_main_vs_reported.md", "statistic": "paired difference",
+            "about": "agents", "evidence": "learned"}
     test = lambda cid: {"table": "table2_main_tests.csv", "where": {"claim_id": cid}, "estimate": "estimate", "lo": "lo", "hi": "hi"}
     claims = [{**base, "id": "PAGER.gap", "system": "PAGER", "claim": "PAGER beats the best baseline on Overall", "reported": "+5.15",
                "test": test("gap"), "direction": ">"},
               {**base, "id": "PAGER.rev", "system": "PAGER", "claim": "GRPO beats SFT on TSR", "reported": "+2.1",
                "test": test("rev"), "direction": ">"},
+              {**base, "id": "PAGER.mech", "system": "PAGER", "claim": "a scripted agent's gap", "reported": "+5.15",
+               "test": test("gap"), "direction": ">", "evidence": "scripted", "agents": ["lexical"]},
               {**base, "id": "PAGER.err", "system": "PAGER", "claim": "a statistic this run did not write", "reported": "1",
                "test": {"table": "missing.csv", "estimate": "x"}, "direction": ">"},
               {**base, "id": "LBS.acc", "system": "LBS", "claim": "LBS-7B reaches 50 % on ScreenSpot-Pro", "reported": "50.1",
-               "notebook": "lbs_screenspot", "artefact": "lbs_domain.md", "not_testable": "the seed's 7B model is not available"}]
+               "notebook": "lbs_screenspot", "artefact": "lbs_domain.md", "not_testable": "the seed's 7B model is not available", "evidence": "none"}]
     ledger = out / "claims.yaml"
     ledger.write_text(yaml.safe_dump({"claims": claims}, allow_unicode=True), encoding="utf-8")
     index, readme = write_gallery(out, claims=ledger)
@@ -150,6 +153,11 @@ def test_gallery_fixture_in_chromium(fixture_gallery):
     assert len(tabs) >= 2, tabs                                           # split by column groups
     assert len((out / "table2_main_vs_reported.csv").read_text().split("\n")[0].split(",")) == ncols   # the CSV whole
     assert "commit 01234567, 1 stage" in html and "dirty" not in html.split("</p>")[1]
+    # a scripted agent's statistic is a mechanics row in its own section under the seed, never a verdict
+    pager = html.split("<details class='seed'")[1]
+    assert pager.index("<h3>Claims and verdicts</h3>") < pager.index("id='claim-PAGER.gap'") < pager.index("<h3>Mechanics: ") < pager.index("id='claim-PAGER.mech'")
+    assert "<b>mechanics</b> · scripted (lexical)" in pager and "on these agents the statistic reads &#x27;shown&#x27;" in pager
+    assert "verdict × evidence" in html and "1 mechanics (scripted 1)" in html
 
 
 def test_check_would_fail_on_a_wide_table_and_tofu(fixture_gallery, tmp_path, monkeypatch):

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/03_claims.ipynb #f606e71b
 from __future__ import annotations
-import math, os
+import json, math, os, re
 from pathlib import Path
 
 import pandas as pd
@@ -14,12 +14,17 @@ from .core import atomic_write, project_root
 from .report import to_markdown
 
 # %% auto #0
-__all__ = ['VERDICTS', 'SYSTEMS', 'CLAIM_COLUMNS', 'ClaimError', 'load_claims', 'verdict', 'read_statistic', 'judge',
-           'judge_claims', 'claim_counts', 'collect_claims']
+__all__ = ['VERDICTS', 'SYSTEMS', 'EVIDENCE', 'ABOUT', 'JUDGING', 'CLAIM_COLUMNS', 'RULE_TEXT', 'ClaimError', 'load_claims',
+           'verdict', 'detectable_effect', 'evidence_class', 'read_statistic', 'judge', 'judge_claims', 'claim_counts',
+           'evidence_counts', 'evidence_sentence', 'collect_claims']
 
 # %% ../../nbs/03_claims.ipynb #c3578382
-VERDICTS = ("shown", "not shown", "reversed", "not testable here")
+VERDICTS = ("shown", "not shown", "reversed", "mechanics", "not testable here")
 SYSTEMS = ("PAGER", "LBS", "VLAA-GUI", "GraceBench")
+EVIDENCE = ("learned", "scripted", "privileged", "rater", "environment", "none")
+ABOUT = ("agents", "benchmark")
+JUDGING = {"agents": ("learned",), "benchmark": ("learned", "environment")}
+"The evidence that may give a claim about `agents` / about the `benchmark` a verdict (DESIGN §9); any other is `mechanics`."
 
 class ClaimError(ValueError):
     "A malformed ledger entry, or a statistic the run did not produce."
@@ -28,8 +33,11 @@ def load_claims(path: str | os.PathLike | None = None,   # the ledger (default: 
                ) -> list[dict]:
     """The ledger's claims as dicts (keys: id, system, seed, section, quote, claim, reported, notebook, artefact,
     statistic, and either `test` + `direction` (+ `threshold`, default 0; + `precondition`: when the run may find the
-    test inapplicable, see `judge`) or `not_testable` (the reason)). Raises
-    `ClaimError` for a duplicate id, an unknown system, a missing key or a direction other than '>' / '<'."""
+    test inapplicable, see `judge`) + `about` (`ABOUT`: what the claim is about) + `evidence` (`EVIDENCE`: the class
+    of the agents behind the statistic, declared; checked against a table's `agents` column where it has one)
+    (+ `agents`: their names as the tables give them; + `competence`: the learned agent's precondition, see `judge`),
+    or `not_testable` (the reason; evidence `none`)). Raises `ClaimError` for a duplicate id, an unknown system, a
+    missing key, a direction other than '>' / '<', or an unknown `about` / `evidence`."""
     path = Path(path) if path else project_root()/"params"/"claims.yaml"
     items = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("claims") or []
     seen = set()
@@ -40,12 +48,20 @@ def load_claims(path: str | os.PathLike | None = None,   # the ledger (default: 
         if cid in seen: raise ClaimError(f"{path.name}: duplicate claim id {cid!r}")
         seen.add(cid)
         if c["system"] not in SYSTEMS: raise ClaimError(f"claim {cid}: system {c['system']!r} is not one of {SYSTEMS}")
-        if c.get("not_testable"): continue
+        if c.get("not_testable"):
+            if c.get("evidence", "none") != "none": raise ClaimError(f"claim {cid}: a claim not testable here has evidence 'none', not {c['evidence']!r}")
+            continue
         t = c.get("test")
         if not isinstance(t, dict) or not t.get("table") or not t.get("estimate"):
             raise ClaimError(f"claim {cid}: needs `test` with table and estimate (or `not_testable: reason`)")
         if c.get("direction") not in (">", "<"): raise ClaimError(f"claim {cid}: direction must be '>' or '<', not {c.get('direction')!r}")
         if not c.get("statistic"): raise ClaimError(f"claim {cid}: `statistic` (what the test computes, in words) is missing")
+        if c.get("about") not in ABOUT: raise ClaimError(f"claim {cid}: `about` must be one of {ABOUT}, not {c.get('about')!r}")
+        if c.get("evidence") not in EVIDENCE[:-1]:
+            raise ClaimError(f"claim {cid}: `evidence` must be one of {EVIDENCE[:-1]}, not {c.get('evidence')!r}")
+        comp = c.get("competence")
+        if comp is not None and not (isinstance(comp, dict) and {"table", "column", "min", "what"} <= set(comp)):
+            raise ClaimError(f"claim {cid}: `competence` needs table, column, min and what (and optionally where)")
     return items
 
 # %% ../../nbs/03_claims.ipynb #958cc720
@@ -79,47 +95,115 @@ def verdict(direction: str,             # the seed's direction: ">" (estimate ab
         return "not shown", f"p = {p:.3g} ≥ {alpha:g}"
     return "not shown", "no interval or test for this statistic (a point estimate alone shows nothing)"
 
+# %% ../../nbs/03_claims.ipynb #5fd58587
+def detectable_effect(lo: float, hi: float,      # a 95 % interval of the statistic
+                      power: float = 0.8,        # the chance of detecting an effect of that size
+                      alpha: float = 0.05,       # the two-sided level the interval stands for
+                     ) -> float:
+    """The smallest effect (distance of the true value from the threshold, in the statistic's unit) that a test of
+    this precision detects with probability `power`: (z_{1−α/2} + z_power) · SE, with SE = (hi − lo) / (2 z_{1−α/2})
+    read from the interval (normal approximation; for percentile bootstrap intervals the same reading of their
+    width). NaN when there is no interval. The standard minimum detectable effect of a two-sided z-test."""
+    from scipy.stats import norm
+    lo, hi = _num(lo), _num(hi)
+    if math.isnan(lo) or math.isnan(hi): return math.nan
+    za, zb = norm.ppf(1 - alpha / 2), norm.ppf(power)
+    return (hi - lo) / (2 * za) * (za + zb)
+
+# %% ../../nbs/03_claims.ipynb #42905509
+def evidence_class(agents: list[dict],   # the agents behind a statistic: {"name", "learned": bool, "privileged": bool, "rater": bool}
+                  ) -> str:
+    """The evidence class (`EVIDENCE`) of a statistic computed from these agents' rows: `environment` when no agent
+    is behind it (a property of the benchmark, metric or data), `rater` when a rater is, else `privileged` when any
+    agent reads what DESIGN §8 forbids, `scripted` when any agent did not learn, and `learned` only when every agent
+    was trained in the run without privileged input (a pool takes the class of its weakest member)."""
+    if not agents: return "environment"
+    if any(a.get("rater") for a in agents): return "rater"
+    if any(a.get("privileged") for a in agents): return "privileged"
+    if not all(a.get("learned") for a in agents): return "scripted"
+    return "learned"
+
 # %% ../../nbs/03_claims.ipynb #4e3f4fbd
+def _row(table: str, where: dict | None, out) -> tuple[pd.Series, pd.DataFrame]:
+    f = Path(out)/table
+    if not f.is_file(): raise ClaimError(f"{table} was not written by this run")
+    df = pd.read_csv(f, dtype=str, keep_default_na=False)
+    sel = df
+    for k, v in (where or {}).items():
+        if k not in df.columns: raise ClaimError(f"{table} has no column {k!r}")
+        sel = sel[sel[k].astype(str) == str(v)]
+    if len(sel) != 1: raise ClaimError(f"{table}: {len(sel)} rows match {where} (need exactly one)")
+    return sel.iloc[0], df
+
 def read_statistic(test: dict,                      # the claim's `test`
                    out: str | os.PathLike,          # the run's output folder (figures/)
                   ) -> dict:
-    """`{"estimate", "lo", "hi", "p", "not_testable"}` from the one row of `out/test["table"]` that matches `test["where"]` (string
-    comparison; `not_testable`: the row's `not_testable` column, "" when absent or empty). Raises `ClaimError` when the table, a column or exactly one matching row is missing."""
-    f = Path(out)/test["table"]
-    if not f.is_file(): raise ClaimError(f"{test['table']} was not written by this run")
-    df = pd.read_csv(f, dtype=str, keep_default_na=False)
-    sel = df
-    for k, v in (test.get("where") or {}).items():
-        if k not in df.columns: raise ClaimError(f"{test['table']} has no column {k!r}")
-        sel = sel[sel[k].astype(str) == str(v)]
-    if len(sel) != 1: raise ClaimError(f"{test['table']}: {len(sel)} rows match {test.get('where')} (need exactly one)")
-    row, scale = sel.iloc[0], float(test.get("scale", 1))
+    """`{"estimate", "lo", "hi", "p", "n", "not_testable", "agents"}` from the one row of `out/test["table"]` that matches
+    `test["where"]` (string comparison; `n`: the row's `n` column, NaN when absent; `not_testable`: the row's
+    `not_testable` column, "" when absent or empty; `agents`: the row's `agents` column read as a JSON list of
+    `{"name", "learned", "privileged", "rater"}`, None when the table has no such column). Raises `ClaimError` when the
+    table, a column or exactly one matching row is missing, or `agents` is not such a list."""
+    row, df = _row(test["table"], test.get("where"), out)
+    scale = float(test.get("scale", 1))
     out_ = {}
     for k in ("estimate", "lo", "hi", "p"):
         col = test.get(k)
         if col is None: out_[k] = math.nan; continue
         if col not in df.columns: raise ClaimError(f"{test['table']} has no column {col!r}")
         out_[k] = _num(row[col]) * (scale if k != "p" else 1)
+    out_["n"] = _num(row["n"]) if "n" in df.columns else math.nan
     out_["not_testable"] = str(row.get("not_testable", "") or "").strip()
+    out_["agents"] = None
+    if "agents" in df.columns:
+        try: a = json.loads(row["agents"] or "[]")
+        except json.JSONDecodeError as e: raise ClaimError(f"{test['table']}: column 'agents' is not JSON ({e.msg})") from None
+        if not isinstance(a, list) or not all(isinstance(x, dict) and x.get("name") for x in a):
+            raise ClaimError(f"{test['table']}: column 'agents' must be a JSON list of {{'name', 'learned', 'privileged', 'rater'}}")
+        out_["agents"] = a
     return out_
 
 # %% ../../nbs/03_claims.ipynb #feffbd2a
 CLAIM_COLUMNS = ["id", "system", "section", "claim", "reported", "statistic", "estimate", "lo", "hi", "p",
-                 "verdict", "reason", "notebook", "artefact", "quote", "seed"]
+                 "verdict", "reason", "about", "evidence", "agents", "evidence_source", "statistic_verdict", "detectable",
+                 "notebook", "artefact", "quote", "seed"]
+
+def _lead(v) -> float:
+    "The leading number of a table cell ('1.0 [0.0, 3.1]' → 1.0, '6' → 6.0); NaN when it starts with none."
+    m = re.match(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)", str(v))
+    return float(m.group(1)) if m else math.nan
+
+def _names(agents) -> str:
+    return ", ".join(str(a["name"]) if isinstance(a, dict) else str(a) for a in agents or [])
 
 def judge(claim: dict,                    # one ledger entry (`load_claims`)
           out: str | os.PathLike,         # the run's output folder
          ) -> dict:
-    "The claim's row of `CLAIM_COLUMNS`: its verdict from this run's tables, or `error` with the reason (never raises)."
+    """The claim's row of `CLAIM_COLUMNS`: its verdict from this run's tables, or `error` with the reason (never raises).
+    Evidence (DESIGN §9): the class the ledger declares, checked against the table row's `agents` where the table has
+    that column (`evidence_source` says which; a mismatch is an error). A statistic whose evidence may not judge the
+    claim (`JUDGING`: a claim about agents only on `learned` agents, one about the benchmark also on `environment`)
+    gets `mechanics`, with what the rule says on its numbers in `statistic_verdict`. A `learned` claim with a
+    `competence` precondition (`{table, where, column, min, what}`: e.g. successes ≥ 20) whose value is below `min` is
+    `not testable here` with the number. Beside every `not shown`: `detectable`, the smallest effect the test detects
+    with 80 % power (`detectable_effect`), in the statistic's unit."""
     row = {k: claim.get(k, "") for k in CLAIM_COLUMNS}
-    row.update(estimate=math.nan, lo=math.nan, hi=math.nan, p=math.nan)
+    row.update(estimate=math.nan, lo=math.nan, hi=math.nan, p=math.nan, detectable=math.nan, statistic_verdict="",
+               about=claim.get("about", ""), evidence=claim.get("evidence", "none"), agents=_names(claim.get("agents")),
+               evidence_source="declared in the ledger")
     if claim.get("not_testable"):
-        row.update(verdict="not testable here", reason=str(claim["not_testable"]), statistic=claim.get("statistic") or "—")
+        row.update(verdict="not testable here", reason=str(claim["not_testable"]), statistic=claim.get("statistic") or "—", evidence="none")
         return row
     try: s = read_statistic(claim["test"], out)
     except ClaimError as e:
         row.update(verdict="error", reason=str(e)); return row
-    why_not = s.pop("not_testable")
+    why_not, agents = s.pop("not_testable"), s.pop("agents"); s.pop("n")
+    if agents is not None:
+        got = evidence_class(agents)
+        row.update(agents=_names(agents) or "(none)", evidence_source="computed from the table's agents")
+        if got != row["evidence"]:
+            row.update(s, verdict="error", reason=f"the ledger declares {row['evidence']!r} evidence but the table's agents "
+                                                  f"({_names(agents) or 'none'}) make it {got!r}")
+            return row
     if why_not and not claim.get("precondition"):
         row.update(s, verdict="error", reason=f"the table marks it not testable ({why_not!r}) but the ledger declares no precondition")
         return row
@@ -131,7 +215,31 @@ def judge(claim: dict,                    # one ledger entry (`load_claims`)
         return row
     v, why = verdict(claim["direction"], s["estimate"], s["lo"], s["hi"], s["p"], float(claim.get("threshold", 0)),
                      float(claim.get("alpha", 0.05)))
-    row.update(s, verdict=v, reason=why)
+    row.update(s, statistic_verdict=v)
+    if row["evidence"] not in JUDGING[row["about"]]:
+        row.update(verdict="mechanics", reason=(
+            f"{row['evidence']} evidence ({row['agents'] or 'agents not named'}): on these agents the statistic reads "
+            f"'{v}' ({why}); a claim about {'how agents behave' if row['about'] == 'agents' else 'the benchmark'} gets a "
+            f"verdict only from {' or '.join(JUDGING[row['about']])} evidence"))
+        return row
+    comp = claim.get("competence")
+    if comp is not None and row["evidence"] == "learned":
+        try: r, df = _row(comp["table"], comp.get("where"), out)
+        except ClaimError as e:
+            row.update(verdict="error", reason=f"competence: {e}"); return row
+        if comp["column"] not in df.columns:
+            row.update(verdict="error", reason=f"competence: {comp['table']} has no column {comp['column']!r}"); return row
+        val = _lead(r[comp["column"]])
+        if math.isnan(val) or val < float(comp["min"]):
+            row.update(verdict="not testable here", reason=(f"the learned agent is not yet competent ({comp['what']} = "
+                                                            f"{val:g} < {float(comp['min']):g}); on its rows the statistic reads '{v}' ({why})"))
+            return row
+    row.update(verdict=v, reason=why)
+    if v == "not shown":
+        d = detectable_effect(s["lo"], s["hi"])
+        row["detectable"] = d
+        row["reason"] = why + (f"; the smallest effect this test detects (80 % power): {d:.3g} from {float(claim.get('threshold', 0)):g}"
+                               if not math.isnan(d) else "; no interval, so no detectable effect is stated")
     return row
 
 def judge_claims(notebook: str | None,            # the notebook whose claims to judge (None: every claim)
@@ -155,35 +263,69 @@ def claim_counts(df: pd.DataFrame) -> pd.DataFrame:
     t["total"] = t.sum(axis=1)
     return t
 
+def evidence_counts(df: pd.DataFrame,             # judged claims (`judge_claims`)
+                    system: str | None = None,    # one seed's claims (None: all)
+                   ) -> pd.DataFrame:
+    """Claims per verdict (rows, `VERDICTS` order, then `error` when any) and evidence (columns, `EVIDENCE` order,
+    only those present), with totals: the reader sees 'shown by learned agents: N' and what the mechanics rest on."""
+    d = df if system is None else df[df["system"] == system]
+    rows = list(VERDICTS) + (["error"] if (d["verdict"] == "error").any() else [])
+    cols = [e for e in EVIDENCE if e in set(d["evidence"])] or ["none"]
+    t = pd.crosstab(d["verdict"], d["evidence"]).reindex(index=rows, columns=cols, fill_value=0)
+    t["total"] = t.sum(axis=1)
+    t.loc["total"] = t.sum(axis=0)
+    t.index.name = "verdict"
+    return t
+
+def evidence_sentence(df: pd.DataFrame) -> str:
+    "One sentence of the counts: verdicts with the evidence behind them, then mechanics and not testable."
+    n = evidence_counts(df); ev = [c for c in n.columns if c != "total"]
+    def part(v):
+        k = int(n.loc[v, "total"]) if v in n.index else 0
+        by = ", ".join(f"{e} {int(n.loc[v, e])}" for e in ev if v in n.index and n.loc[v, e])
+        return f"{k} {v}" + (f" ({by})" if k and by else "")
+    return f"{len(df)} claims: " + "; ".join(part(v) for v in n.index if v != "total") + "."
+
 def _fmt(v) -> str:
     v = _num(v)
     return "" if math.isnan(v) else f"{v:.4g}"
 
+RULE_TEXT = ("Verdict rule: `shown` when this run's 95 % interval (or test, p < 0.05) supports the seed's direction, "
+             "`reversed` when it supports the opposite, `not shown` otherwise (with the smallest effect the test could "
+             "detect); a claim about how agents behave gets these only from agents that learned in this run without "
+             "privileged input (evidence `learned`), a claim about the benchmark also from the benchmark itself "
+             "(`environment`); a statistic from scripted, privileged or rater evidence is `mechanics` (the benchmark "
+             "detects the effect when an agent has it; kept and shown, never counted as a verdict); `not testable here` "
+             "names the model, data or hardware missing, or the learned agent's unmet competence with its number.")
+
 def collect_claims(out: str | os.PathLike,                    # the run's output folder
                    path: str | os.PathLike | None = None,     # the ledger
                   ) -> pd.DataFrame:
-    """Judge every claim, write `out/claims.csv` and `out/claims.md` (counts, then a table per seed) and rewrite each
-    `out/claims/<notebook>.csv` from the same judgement (a claim moved to another notebook leaves no stale row behind;
-    a per-notebook file of a notebook that no longer tests any claim is removed); return the rows."""
+    """Judge every claim, write `out/claims.csv` and `out/claims.md` (counts per seed and verdict, verdict × evidence,
+    then per seed a table of its verdicts and one of its mechanics rows) and rewrite each `out/claims/<notebook>.csv`
+    from the same judgement (a claim moved to another notebook leaves no stale row behind; a per-notebook file of a
+    notebook that no longer tests any claim is removed); return the rows."""
     out = Path(out); df = judge_claims(None, out, path)
     atomic_write(out/"claims.csv", df.to_csv(index=False))
     (out/"claims").mkdir(parents=True, exist_ok=True)
     for nb, d in df.groupby("notebook"): atomic_write(out/"claims"/f"{nb}.csv", d.to_csv(index=False))
     for f in (out/"claims").glob("*.csv"):
         if f.stem not in set(df["notebook"]): f.unlink()
-    n = claim_counts(df)
-    md = ["# Claims of the four seeds and their verdicts in this run", "",
-          "Verdict rule: `shown` when this run's 95 % interval (or test, p < 0.05) supports the seed's direction, "
-          "`reversed` when it supports the opposite, `not shown` otherwise, `not testable here` when the model, data or "
-          "hardware is not available (reason given). Where the data came from (seed data or guilab's substitute) is "
-          "said by each artefact; the verdict says whether the effect appeared.", "",
-          to_markdown(n.reset_index()), ""]
+    md = ["# Claims of the four seeds and their verdicts in this run", "", RULE_TEXT + " Where the data came from is said "
+          "by each artefact; the verdict says whether the effect appeared.", "", evidence_sentence(df), "",
+          to_markdown(claim_counts(df).reset_index()), "", "Verdict × evidence:", "", to_markdown(evidence_counts(df).reset_index()), ""]
+    def table(d):
+        return to_markdown(pd.DataFrame({
+            "claim": d["id"] + ": " + d["claim"], "reported": d["reported"],
+            "this run": [(_fmt(e) + (f" [{_fmt(l)}, {_fmt(h)}]" if _fmt(l) else "") + (f" p={_fmt(p)}" if _fmt(p) else ""))
+                         for e, l, h, p in zip(d["estimate"], d["lo"], d["hi"], d["p"])],
+            "verdict": d["verdict"], "evidence": d["evidence"] + [f" ({a})" if a else "" for a in d["agents"]],
+            "why": d["reason"], "artefact": d["artefact"]}))
     for s in [s for s in SYSTEMS if s in set(df["system"])]:
-        d = df[df["system"] == s]
-        t = pd.DataFrame({"claim": d["id"] + ": " + d["claim"], "reported": d["reported"],
-                          "this run": [(_fmt(e) + (f" [{_fmt(l)}, {_fmt(h)}]" if _fmt(l) else "") + (f" p={_fmt(p)}" if _fmt(p) else ""))
-                                       for e, l, h, p in zip(d["estimate"], d["lo"], d["hi"], d["p"])],
-                          "verdict": d["verdict"], "why": d["reason"], "artefact": d["artefact"]})
-        md += [f"## {s}", "", to_markdown(t), ""]
+        d = df[df["system"] == s]; mech = d["verdict"] == "mechanics"
+        md += [f"## {s}", "", table(d[~mech]), ""]
+        if mech.any():
+            md += [f"### {s}: mechanics (scripted, privileged or rater evidence: the benchmark detects the effect when an "
+                   "agent has it; not a verdict on the seed's agents)", "", table(d[mech]), ""]
     atomic_write(out/"claims.md", "\n".join(md))
     return df

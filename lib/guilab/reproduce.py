@@ -348,7 +348,8 @@ def _html_artefact(out: Path, a: str) -> str:
         return f'<details open><summary>{links}</summary><div class="md" data-src="{esc}">{body}</div></details>'
     return f'<p><a href="{esc}">{esc}</a></p>'
 
-VERDICT_CLASS = {"shown": "v-shown", "not shown": "v-notshown", "reversed": "v-reversed", "not testable here": "v-nt", "error": "v-error"}
+VERDICT_CLASS = {"shown": "v-shown", "not shown": "v-notshown", "reversed": "v-reversed", "mechanics": "v-mech",
+                 "not testable here": "v-nt", "error": "v-error"}
 
 _CSS = """body{font:14px/1.45 system-ui,"Noto Sans CJK SC","Noto Sans CJK JP",sans-serif;max-width:1800px;margin:1em auto;padding:0 1em;color:#222}
 h1{font-size:22px;margin:.2em 0}h2{border-bottom:2px solid #0173b2;padding-bottom:.2em;font-size:18px;margin:.4em 0}
@@ -362,7 +363,7 @@ th{max-width:7em;vertical-align:bottom;overflow-wrap:anywhere}td{white-space:now
 table.claims{display:table;width:100%;table-layout:fixed}table.claims td{white-space:normal;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 table.claims th{max-width:none;text-align:left}table.claims td:first-child{max-width:none;min-width:0}
 .q{color:#666;font-size:11px;display:block;margin-top:.2em}.why{color:#555;font-size:11px;display:block}
-.v-shown{background:#d9f2e6}.v-notshown{background:#fdf1d6}.v-reversed{background:#fbdccd}.v-nt{background:#eee;color:#555}
+.v-shown{background:#d9f2e6}.v-notshown{background:#fdf1d6}.v-reversed{background:#fbdccd}.v-nt{background:#eee;color:#555}.v-mech{background:#e6ecf7;color:#345}
 .v-error{background:#c00;color:#fff;font-weight:bold}.v-error .why{color:#fff}
 table.counts{display:table}table.counts td,table.counts th{min-width:4em;text-align:right}table.counts td:first-child,table.counts th:first-child{text-align:left;min-width:6em}
 #claims{flex:1;min-width:36em}
@@ -401,6 +402,11 @@ def _claim_labels(g: dict) -> dict:
 def _claims_for(system: str, seed_system: str) -> bool:
     return seed_system.split(" ")[0].split("/")[0] == system
 
+def _evidence_text(r) -> str:
+    "A claim row's evidence as the gallery shows it: the class, then the agents behind it (when the ledger names them)."
+    ev, ag = str(r.get("evidence", "") or "none"), str(r.get("agents", "") or "")
+    return f"{ev} ({ag})" if ag and ag != "nan" else ev
+
 def write_gallery(out: str | os.PathLike,            # the output folder of a run (holds manifest.json)
                   gallery: str | os.PathLike | None = None,  # gallery table (default: guilab/data/gallery.yaml)
                   claims: str | os.PathLike | None = None,   # the claims ledger (default: params/claims.yaml of the project)
@@ -415,7 +421,7 @@ def write_gallery(out: str | os.PathLike,            # the output folder of a ru
     the stages ran from (`stages_commit_text`). Links point only at files that exist. Returns both paths."""
     import html
     import pandas as pd
-    from guilab.claims import SYSTEMS, VERDICTS, claim_counts, collect_claims
+    from guilab.claims import RULE_TEXT, SYSTEMS, VERDICTS, claim_counts, collect_claims, evidence_counts, evidence_sentence
     out = Path(out); g = load_gallery(gallery)
     df = collect_claims(out, claims)
     man = json.loads((out/"manifest.json").read_text()) if (out/"manifest.json").is_file() else {}
@@ -454,12 +460,18 @@ def write_gallery(out: str | os.PathLike,            # the output folder of a ru
     M += ["| seed | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
     M += [f"| {sysname} | " + " | ".join(str(int(row[c])) for c in cols) + " |" for sysname, row in counts.iterrows()]
     M += ["| **all** | " + " | ".join(f"**{int(tot[c])}**" for c in cols) + " |", ""]
-    rule = ("A claim is <i>shown</i> when this run's 95 % interval (or a two-sided test, p &lt; 0.05) supports the seed's "
-            "direction, <i>reversed</i> when it supports the opposite, <i>not shown</i> otherwise; <i>not testable here</i> "
-            "names the model, data or hardware missing. The data label beside each artefact says where the data came from; "
-            "the verdict says whether the effect appeared.")
-    H.append(f"<p class='n'>{rule}</p></section></div>")
-    M += [re.sub(r"</?i>", "*", rule).replace("&lt;", "<"), ""]
+    if len(df):   # verdict × evidence: what each verdict rests on (DESIGN §9)
+        ev = evidence_counts(df); ecols = list(ev.columns)
+        H.append(f"<p><b>{E(evidence_sentence(df))}</b></p><table class='counts'><thead><tr><th>verdict × evidence</th>"
+                 + "".join(f"<th>{E(c)}</th>" for c in ecols) + "</tr></thead><tbody>")
+        H += [f"<tr><td class='{VERDICT_CLASS.get(v, '')}'>{E(str(v))}</td>" + "".join(f"<td>{int(r[c])}</td>" for c in ecols) + "</tr>"
+              for v, r in ev.iterrows()]
+        H.append("</tbody></table>")
+        M += [f"**{evidence_sentence(df)}**", "", "| verdict × evidence | " + " | ".join(ecols) + " |", "|---|" + "---:|" * len(ecols)]
+        M += [f"| {v} | " + " | ".join(str(int(r[c])) for c in ecols) + " |" for v, r in ev.iterrows()] + [""]
+    rule = RULE_TEXT + " The data label beside each artefact says where the data came from; the verdict says whether the effect appeared."
+    H.append(f"<p class='n'>{E(rule)}</p></section></div>")
+    M += [rule, ""]
     errors = df[df["verdict"] == "error"] if len(df) else df
     if len(errors):
         H.append(f"<p class='v-error'>{len(errors)} claim(s) could not be judged (verdict error): "
@@ -475,21 +487,24 @@ def write_gallery(out: str | os.PathLike,            # the output folder of a ru
         H.append(f"<details class='seed' id='{sid}'><summary><h2>{E(title)}</h2> <span class='n'>"
                  f"{f'{len(d)} claims: ' + E(summ) + ' · ' if len(d) else ''}{len(items)} tables and figures</span></summary>")
         M += [f"## {title}", ""]
-        if len(d):
-            H.append("<h3>Claims and verdicts</h3><table class='claims'><colgroup><col style='width:34%'><col style='width:9%'>"
+        mech = (d["verdict"] == "mechanics") if len(d) else None
+        for part, rows in ((("Claims and verdicts", d[~mech]), ("Mechanics: scripted, privileged or rater evidence (the benchmark "
+                            "detects the effect when an agent has it; not a verdict on the seed's agents)", d[mech])) if len(d) else ()):
+            if not len(rows): continue
+            H.append(f"<h3>{E(part)}</h3><table class='claims'><colgroup><col style='width:34%'><col style='width:9%'>"
                      "<col style='width:13%'><col style='width:24%'><col style='width:20%'></colgroup><thead><tr><th>claim (the seed's words below)</th>"
-                     "<th>reported</th><th>reproduced (estimate [lo, hi] or p)</th><th>verdict</th><th>artefact</th></tr></thead><tbody>")
-            M += ["### Claims and verdicts", "", "| claim | reported | reproduced (estimate [lo, hi] or p) | verdict | artefact |", "|---|---|---|---|---|"]
-            for _, r in d.iterrows():
+                     "<th>reported</th><th>reproduced (estimate [lo, hi] or p)</th><th>verdict · evidence</th><th>artefact</th></tr></thead><tbody>")
+            M += [f"### {part}", "", "| claim | reported | reproduced (estimate [lo, hi] or p) | verdict · evidence | artefact |", "|---|---|---|---|---|"]
+            for _, r in rows.iterrows():
                 a = str(r["artefact"]); lab = labels.get(a) or labels.get("nb:" + str(r["notebook"]), "")
                 link = f"<a href='{E(a)}'>{E(a)}</a>" if (out/a).is_file() else f"{E(a)} <span class='missing'>(not written)</span>"
                 H.append(f"<tr id='claim-{E(str(r['id']))}'><td><b>{E(str(r['id']))}</b>: {E(str(r['claim']))}"
                          f"<span class='q'{_lang(str(r['quote']))}>“{E(str(r['quote']))}” — {E(str(r['section']))}</span></td>"
                          f"<td>{E(str(r['reported']))}</td><td>{E(_stat_text(r))}</td>"
-                         f"<td class='{VERDICT_CLASS.get(r['verdict'], '')}'><b>{E(str(r['verdict']))}</b><span class='why'>{E(str(r['reason']))}</span></td>"
+                         f"<td class='{VERDICT_CLASS.get(r['verdict'], '')}'><b>{E(str(r['verdict']))}</b> · {E(_evidence_text(r))}<span class='why'>{E(str(r['reason']))}</span></td>"
                          f"<td>{link}<span class='label'>{E(lab)}</span></td></tr>")
                 v = f"**{r['verdict']}**" if r["verdict"] == "error" else r["verdict"]
-                M.append((f"| {r['id']}: {r['claim']} | {r['reported']} | {_stat_text(r)} | {v} ({r['reason']}) | "
+                M.append((f"| {r['id']}: {r['claim']} | {r['reported']} | {_stat_text(r)} | {v} · {_evidence_text(r)} ({r['reason']}) | "
                           + (f"[{a}]({a})" if (out/a).is_file() else f"{a} (not written)") + (f"; {lab}" if lab else "") + " |")
                          .replace("\n", " "))
             H.append("</tbody></table>"); M.append("")
@@ -517,9 +532,10 @@ README_CLAIMS_END = "<!-- claims:end -->"
 
 def readme_claims_block(claims_csv: str | os.PathLike,   # a run's claims.csv (`guilab.claims.collect_claims`)
                        ) -> str:
-    "The README's count of claims: the total and per verdict in one sentence, then the table per seed and verdict."
+    """The README's count of claims: the total and per verdict in one sentence, the table per seed and verdict, then
+    verdict × evidence (what each verdict rests on: `guilab.claims.evidence_counts`)."""
     import pandas as pd
-    from guilab.claims import claim_counts
+    from guilab.claims import claim_counts, evidence_counts, evidence_sentence
     df = pd.read_csv(claims_csv, dtype=str, keep_default_na=False)
     if not len(df): return f"`{Path(claims_csv).name}` holds no claims."
     n = claim_counts(df); tot = n.sum()
@@ -529,6 +545,11 @@ def readme_claims_block(claims_csv: str | os.PathLike,   # a run's claims.csv (`
              "| seed | " + " | ".join(n.columns) + " |", "|---|" + "---:|" * len(n.columns)]
     lines += [f"| {s} | " + " | ".join(str(int(r[c])) for c in n.columns) + " |" for s, r in n.iterrows()]
     lines.append("| all | " + " | ".join(str(int(tot[c])) for c in n.columns) + " |")
+    if "evidence" in df.columns:
+        ev = evidence_counts(df)
+        lines += ["", f"By evidence: {evidence_sentence(df)}", "", "| verdict × evidence | " + " | ".join(ev.columns) + " |",
+                  "|---|" + "---:|" * len(ev.columns)]
+        lines += [f"| {v} | " + " | ".join(str(int(r[c])) for c in ev.columns) + " |" for v, r in ev.iterrows()]
     return "\n".join(lines)
 
 def update_readme_claims(readme: str | os.PathLike = "README.md",           # the project's README
