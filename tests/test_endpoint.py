@@ -352,7 +352,10 @@ def test_timeout_is_retried(canned):
     (200, {"Content-Type": "text/plain"}, b'{"id": "c1", "choices": [', r"returned no chat completion: \"\{"),   # other type: the client returns the text
     (200, {}, b"{}", r"returned no chat completion"),
     (200, {}, b'{"choices": []}', r"returned no choices"),
-], ids=["not-json", "not-json-text-type", "empty-object", "no-choices"])
+    (200, {"Content-Type": "application/json; charset=latin-1"},   # a body in another encoding: one EndpointError, not a bare UnicodeDecodeError
+     b'{"id": "c1", "object": "chat.completion", "created": 0, "model": "m", "choices": [{"index": 0, "finish_reason": "stop", '
+     b'"message": {"role": "assistant", "content": "caf\xe9"}}]}', r"1 attempt\(s\): the reply is not UTF-8"),
+], ids=["not-json", "not-json-text-type", "empty-object", "no-choices", "not-utf8"])
 def test_malformed_body_is_an_endpoint_error(canned, status, headers, body, expected):
     url = canned((status, headers, body))
     with pytest.raises(EndpointError, match=expected):

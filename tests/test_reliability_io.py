@@ -150,6 +150,20 @@ def test_save_utg_with_a_name_cut_inside_an_emoji(tmp_path):
         assert U.edge_actions(H, "s0", "s1") == {"click|left|treeitem|ab\ufffd|0": 1}
 
 
+def test_save_utg_graphml_holds_what_xml_cannot(tmp_path):
+    """A page's text may hold control characters or U+FFFF, which XML 1.0 cannot: the GraphML writes them as U+FFFD
+    (so it parses), the JSON keeps them as they were."""
+    G = U.new_utg("de\x01mo")
+    U.add_state(G, "s0", {"tabs": ["a\x01b\uffffc"]}, depth=0)
+    U.add_state(G, "s1", depth=1)
+    U.add_transition(G, "s0", "click|left|button|x\ufffey|0", "s1")
+    p = U.save_utg(G, tmp_path / "utg.json", graphml=True)
+    H = U.load_utg(tmp_path / "utg.graphml")
+    assert json.loads(H.nodes["s0"]["desc"]) == {"tabs": ["a\x01b\ufffdc"]}   # desc is JSON text: its \\u0001 escape survives
+    assert U.edge_actions(H, "s0", "s1") == {"click|left|button|x\ufffdy|0": 1} and H.graph["app"] == "de\ufffdmo"
+    assert json.loads(U.load_utg(p).nodes["s0"]["desc"]) == {"tabs": ["a\x01b\uffffc"]} and U.load_utg(p).graph["app"] == "de\x01mo"
+
+
 @pytest.mark.browser
 @pytest.mark.skipif(not chromium_available(), reason="Chromium/Playwright missing (make setup installs them)")
 def test_collectors_never_cut_half_an_emoji_in_chromium():

@@ -209,3 +209,18 @@ def test_successful_run_replaces_the_previous_copy(tiny):
     nb = nbformat.read(str(prev), as_version=4)
     assert [o.get("text") for o in nb.cells[-1].outputs] == ["42\n"]
     assert sorted(p.name for p in prev.parent.iterdir()) == ["tiny.ipynb"]
+
+
+def test_one_override_string_is_one_override(tiny):
+    """`overrides` given as one "key=value" string reaches the kernel as that one override, not as its characters;
+    a lone surrogate in it is refused naming the whole override."""
+    from guilab.reproduce import run_notebook
+    d, prev = tiny
+    raw = json.loads((d / "tiny.ipynb").read_text())
+    raw["cells"][1]["source"] = "print(overrides)"
+    (d / "tiny.ipynb").write_text(json.dumps(raw))
+    r = run_notebook(d / "tiny.ipynb", d / "p.yaml", d / "out", overrides="seed=1", progress=False)
+    assert r["status"] == "ok", r["error"]
+    assert [o.get("text") for o in nbformat.read(str(prev), as_version=4).cells[-1].outputs] == ["['seed=1']\n"]
+    r = run_notebook(d / "tiny.ipynb", d / "p.yaml", d / "out", overrides="name=ab\ud83d", progress=False)
+    assert r["status"] == "failed" and "override 'name=ab\\ud83d' holds a lone surrogate" in r["error"]

@@ -41,7 +41,9 @@ def load_claims(path: str | os.PathLike | None = None,   # the ledger (default: 
     path = Path(path) if path else project_root()/"params"/"claims.yaml"
     items = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("claims") or []
     seen = set()
+    if not isinstance(items, list): raise ClaimError(f"{path.name}: `claims` must be a list of entries")
     for c in items:
+        if not isinstance(c, dict): raise ClaimError(f"{path.name}: a ledger entry must be a mapping, not {str(c)[:60]!r}")
         cid = c.get("id")
         for k in ("id", "system", "seed", "section", "quote", "claim", "reported", "notebook", "artefact"):
             if c.get(k) in (None, ""): raise ClaimError(f"{path.name}: claim {cid!r} has no {k!r}")
@@ -103,10 +105,12 @@ def detectable_effect(lo: float, hi: float,      # a 95 % interval of the statis
     """The smallest effect (distance of the true value from the threshold, in the statistic's unit) that a test of
     this precision detects with probability `power`: (z_{1−α/2} + z_power) · SE, with SE = (hi − lo) / (2 z_{1−α/2})
     read from the interval (normal approximation; for percentile bootstrap intervals the same reading of their
-    width). NaN when there is no interval. The standard minimum detectable effect of a two-sided z-test."""
+    width). NaN when there is no interval or a degenerate one (lo = hi: the resamples did not vary, so the width says
+    nothing about power); `ValueError` when lo > hi. The standard minimum detectable effect of a two-sided z-test."""
     from scipy.stats import norm
     lo, hi = _num(lo), _num(hi)
-    if math.isnan(lo) or math.isnan(hi): return math.nan
+    if math.isnan(lo) or math.isnan(hi) or hi == lo: return math.nan   # no interval, or a degenerate one: nothing to state
+    if hi < lo: raise ValueError(f"interval bounds swapped: lo {lo} > hi {hi}")
     za, zb = norm.ppf(1 - alpha / 2), norm.ppf(power)
     return (hi - lo) / (2 * za) * (za + zb)
 
@@ -116,7 +120,10 @@ def evidence_class(agents: list[dict],   # the agents behind a statistic: {"name
     """The evidence class (`EVIDENCE`) of a statistic computed from these agents' rows: `environment` when no agent
     is behind it (a property of the benchmark, metric or data), `rater` when a rater is, else `privileged` when any
     agent reads what DESIGN §8 forbids, `scripted` when any agent did not learn, and `learned` only when every agent
-    was trained in the run without privileged input (a pool takes the class of its weakest member)."""
+    was trained in the run without privileged input (a pool takes the class of its weakest member). An agent marked
+    `reference` (a fixed point a learned agent is compared with: a chance floor, the same model untrained) does not
+    lower the class of the agents compared with it; a statistic of references alone is classed by them."""
+    agents = [a for a in agents if not a.get("reference")] or list(agents)
     if not agents: return "environment"
     if any(a.get("rater") for a in agents): return "rater"
     if any(a.get("privileged") for a in agents): return "privileged"
@@ -155,10 +162,13 @@ def read_statistic(test: dict,                      # the claim's `test`
     out_["not_testable"] = str(row.get("not_testable", "") or "").strip()
     out_["agents"] = None
     if "agents" in df.columns:
-        try: a = json.loads(row["agents"] or "[]")
+        if not str(row["agents"]).strip(): raise ClaimError(f"{test['table']}: the row's 'agents' cell is empty (write [] for a statistic with no agent)")
+        try: a = json.loads(row["agents"])
         except json.JSONDecodeError as e: raise ClaimError(f"{test['table']}: column 'agents' is not JSON ({e.msg})") from None
         if not isinstance(a, list) or not all(isinstance(x, dict) and x.get("name") for x in a):
-            raise ClaimError(f"{test['table']}: column 'agents' must be a JSON list of {{'name', 'learned', 'privileged', 'rater'}}")
+            raise ClaimError(f"{test['table']}: column 'agents' must be a JSON list of {{'name', 'learned', 'privileged', 'rater', 'reference'}}")
+        bad = [f"{x['name']}.{k}" for x in a for k in ("learned", "privileged", "rater", "reference") if k in x and not isinstance(x[k], bool)]
+        if bad: raise ClaimError(f"{test['table']}: agent flags must be JSON true/false: {', '.join(bad)}")
         out_["agents"] = a
     return out_
 
@@ -239,7 +249,8 @@ def judge(claim: dict,                    # one ledger entry (`load_claims`)
         d = detectable_effect(s["lo"], s["hi"])
         row["detectable"] = d
         row["reason"] = why + (f"; the smallest effect this test detects (80 % power): {d:.3g} from {float(claim.get('threshold', 0)):g}"
-                               if not math.isnan(d) else "; no interval, so no detectable effect is stated")
+                               if not math.isnan(d) else "; a degenerate interval (its resamples did not vary): no detectable effect can be stated"
+                               if not (math.isnan(s["lo"]) or math.isnan(s["hi"])) else "; a test without an interval: no detectable effect is stated")
     return row
 
 def judge_claims(notebook: str | None,            # the notebook whose claims to judge (None: every claim)

@@ -413,14 +413,32 @@ def write_jsonl(path: str | os.PathLike,  # destination `.jsonl`
 class JsonlError(ValueError):
     "A JSONL file has a malformed line that is not a truncated tail; the message names file and line."
 
+_LITERAL_PREFIX = re.compile(r"(t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?|-?\d*\.?\d*([eE][-+]?\d*)?)")
+
+def _parse_line(line: bytes, first: bool):
+    """`(record, None)` for a line that is one JSON value, else `(None, (torn, message))`: `torn` is True only when the
+    line is a prefix that a kill could have left (the bytes end inside a character, or the JSON ends before its value
+    does: an unterminated string, a missing delimiter or a partial literal at the very end); a bad byte or junk in the
+    middle, or a complete value followed by more (`Extra data`, e.g. records separated by CR alone), is not."""
+    try: text = line.decode("utf-8-sig" if first else "utf-8")
+    except UnicodeDecodeError as e:
+        return None, (e.reason == "unexpected end of data",
+                      f"is not UTF-8 (byte {line[e.start]:#04x} at byte {e.start + 1} of the line)")
+    try: return json.loads(text), None
+    except json.JSONDecodeError as e:
+        rest = text[e.pos:].strip()
+        torn = e.msg != "Extra data" and (e.msg.startswith("Unterminated string") or bool(_LITERAL_PREFIX.fullmatch(rest)))
+        return None, (torn, f"malformed JSON line ({e.msg})")
+
 def read_jsonl(path: str | os.PathLike,  # a `.jsonl` file
                missing_ok: bool = False,  # return [] when the file does not exist
-              ) -> list[dict]:
-    """Read a JSONL file (UTF-8; a BOM before line 1 is allowed): the records, in file order. Lines are split as bytes
-    and decoded one by one, so a final line with no newline (a killed writer) that does not decode or parse is
-    skipped, whether the kill cut it inside a JSON value or inside a multi-byte character; any other line that is not
-    UTF-8 or not JSON raises `JsonlError` naming the file and the 1-based line (`path:N: line N ...` /
-    `path:N: malformed JSON line`). Blank lines are skipped."""
+              ) -> list:
+    """Read a JSONL file (UTF-8; a BOM before line 1 is allowed; `\\n` or `\\r\\n` line ends): the records, in file
+    order. Lines are split as bytes and decoded one by one. A final line with no newline is a record when it parses;
+    when a kill cut it (inside a JSON value or inside a multi-byte character: `_parse_line`) it is skipped. Any other
+    line that is not UTF-8 or not one JSON value raises `JsonlError` naming the file and the 1-based line
+    (`path:N: line N is not UTF-8 ...` / `path:N: line N: malformed JSON line (...)`), the last line included when its
+    damage is not a cut (a bad byte in the middle; records separated by CR alone). Blank lines are skipped."""
     path = Path(path)
     if not path.exists():
         if missing_ok: return []
@@ -429,24 +447,26 @@ def read_jsonl(path: str | os.PathLike,  # a `.jsonl` file
     raw = path.read_bytes()
     lines = raw.split(b"\n")
     out = []
-    torn = not raw.endswith(b"\n")   # the last piece has no newline: a kill may have cut it anywhere
+    open_end = not raw.endswith(b"\n")   # the last piece has no newline: a kill may have cut it
     for i, line in enumerate(lines, 1):
         if not line.strip(): continue
-        try: out.append(json.loads(line.decode("utf-8-sig" if i == 1 else "utf-8")))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            if i == len(lines) and torn: break   # partial last line from a kill
-            if isinstance(e, UnicodeDecodeError):
-                raise JsonlError(f"{path}:{i}: line {i} is not UTF-8 (byte {line[e.start]:#04x} at byte {e.start + 1} of the line)") from None
-            raise JsonlError(f"{path}:{i}: malformed JSON line ({e.msg})") from None
+        rec, err = _parse_line(line, i == 1)
+        if err is None: out.append(rec); continue
+        torn, msg = err
+        if i == len(lines) and open_end and torn: break   # partial last line from a kill
+        raise JsonlError(f"{path}:{i}: line {i} {msg}" if msg.startswith("is not") else f"{path}:{i}: line {i}: {msg}")
     return out
 
 # %% ../../nbs/00_core.ipynb #95dad36b
 class JsonlWriter:
     """Append records to a JSONL file one line at a time, for runs that must resume after a kill.
 
-    On open, a trailing partial line (left by a kill mid-write) is cut off, and `done` holds the `key` of every
-    complete record. `write` appends one line with a single `write` call, then flushes and fsyncs, so a record is
-    either whole on disk or absent. Writing a key that is already done raises `ValueError` (no duplicates)."""
+    On open, a trailing line without a newline is resolved first: a partial line left by a kill mid-write is cut off,
+    a complete record that only lacks its newline gets one (never deleted), and anything else raises `JsonlError`
+    (the file is left as it is). `done` holds the `key` of every complete record (string keys as written:
+    `well_formed`, so a key holding a lone surrogate is the same key after a resume). `write` appends one line with a
+    single `write` call, then flushes and fsyncs, so a record is either whole on disk or absent. Writing a key that is
+    already done raises `ValueError` (no duplicates); a record that is not a mapping raises `TypeError`."""
     def __init__(self, path: str | os.PathLike,  # the `.jsonl` file (created when missing)
                  key: str = "id",               # field that identifies a record
                  fsync: bool = True):           # fsync after every record
@@ -457,14 +477,24 @@ class JsonlWriter:
             raw = self.path.read_bytes()
             if raw and not raw.endswith(b"\n"):
                 keep = raw.rfind(b"\n") + 1
-                with open(self.path, "r+b") as f: f.truncate(keep)
-            for r in read_jsonl(self.path): self.done.add(r.get(key))
+                tail = raw[keep:]
+                rec, err = _parse_line(tail, keep == 0) if tail.strip() else (None, (True, ""))
+                if err is None:   # a whole record without its newline: keep it
+                    with open(self.path, "ab") as f: f.write(b"\n")
+                elif err[0]:      # cut by a kill: drop the partial line
+                    with open(self.path, "r+b") as f: f.truncate(keep)
+                else: raise JsonlError(f"{self.path}: the last line is damaged, not cut ({err[1]}); not resumed, nothing changed")
+            for r in read_jsonl(self.path):
+                if isinstance(r, dict): self.done.add(self._k(r.get(key)))
         self._f = open(self.path, "a", encoding="utf-8")
 
-    def __contains__(self, k) -> bool: return k in self.done
+    @staticmethod
+    def _k(k): return well_formed(k) if isinstance(k, str) else k
+    def __contains__(self, k) -> bool: return self._k(k) in self.done
     def write(self, rec) -> None:
         d = rec.to_dict() if hasattr(rec, "to_dict") else rec
-        k = d.get(self.key)
+        if not isinstance(d, dict): raise TypeError(f"a JSONL record must be a mapping, got {type(d).__name__}")
+        k = self._k(d.get(self.key))
         if k is None: raise ValueError(f"record has no {self.key!r}: {str(d)[:200]}")
         if k in self.done: raise ValueError(f"duplicate record {self.key}={k!r} in {self.path}")
         self._f.write(dumps(d) + "\n"); self._f.flush()

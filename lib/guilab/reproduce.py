@@ -153,7 +153,7 @@ def _unwritable(parameters: dict) -> str:
 def run_notebook(nb: Path,                 # the notebook to run
                  params: Path,             # params file passed to its `parameters` cell
                  out_dir: Path,            # output folder passed to it; the executed notebook goes to out_dir/notebooks
-                 overrides: list[str] = (),  # "a.b=value" overrides passed to it
+                 overrides: list[str] | str = (),  # "a.b=value" overrides passed to it (one string: one override)
                  cwd: Path | None = None,  # working directory of the kernel (default: project root)
                  progress: bool = True,    # papermill's per-cell progress bar
                  timeout: int | None = None,  # seconds per cell (None: no limit)
@@ -174,6 +174,7 @@ def run_notebook(nb: Path,                 # the notebook to run
     out_dir = Path(out_dir).resolve(); executed = out_dir/"notebooks"/f"{nb.stem}.ipynb"
     def failed(error: str) -> dict:
         return {"status": "failed", "seconds": round(time.time() - t0, 1), "executed": str(executed), "outputs": [], "error": error, "modules": None}
+    if isinstance(overrides, str): overrides = [overrides]   # one "key=value" string, as the notebooks take it (not its characters)
     parameters = {"params": str(Path(params).resolve()), "out_dir": str(out_dir), "overrides": list(overrides)}
     if (why := _unwritable(parameters)): return failed(why)
     try: executed.parent.mkdir(parents=True, exist_ok=True)

@@ -281,6 +281,8 @@ class OpenAIChatPolicy(Policy):
                     time.sleep(delay)
             except json.JSONDecodeError as e:   # a JSON content type over a body that is no JSON: the client raises this as it is
                 err = f"the reply is not valid JSON ({type(e).__name__}: {e})"; break
+            except UnicodeDecodeError as e:   # a body that is not UTF-8 (the client decodes JSON bodies as UTF-8 whatever the charset)
+                err = f"the reply is not UTF-8 ({e.reason} at byte {e.start} of the body)"; break
         if err is not None:   # raised here, outside `except`, so no exception (request, headers) is chained
             raise EndpointError(f"chat completion at {self.base_url} (model {self.model!r}) failed after "
                                 f"{attempts} attempt(s): {err}")

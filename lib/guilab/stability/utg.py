@@ -132,8 +132,12 @@ def edge_label(action) -> str | None:
 GRAPHML_NULL = "graphml_null"
 "GraphML graph attribute: a JSON list of the graph attributes that were None (GraphML has no null; `save_utg`, `load_utg`)."
 
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
 def _graphml_bytes(data: dict) -> bytes:
-    "GraphML of node-link `data`: None-valued attributes left out, the graph-level ones listed under `GRAPHML_NULL`."
+    """GraphML of node-link `data`: None-valued attributes left out, the graph-level ones listed under `GRAPHML_NULL`;
+    characters XML 1.0 cannot hold (control characters but tab, LF and CR; U+FFFE, U+FFFF) written as U+FFFD, so the
+    file always parses (the JSON keeps them; XML readers also turn CR LF into LF)."""
     import io
     H = nx.node_link_graph(data, directed=True, multigraph=False, edges="edges")
     nulls = [k for k, v in H.graph.items() if v is None]
@@ -141,6 +145,10 @@ def _graphml_bytes(data: dict) -> bytes:
     if nulls: H.graph[GRAPHML_NULL] = json.dumps(nulls)
     for d in [d for _, d in H.nodes(data=True)] + [d for *_, d in H.edges(data=True)]:
         for k in [k for k, v in d.items() if v is None]: del d[k]
+    for d in [H.graph] + [d for _, d in H.nodes(data=True)] + [d for *_, d in H.edges(data=True)]:
+        for k, v in d.items():   # XML 1.0 cannot hold control characters, U+FFFE / U+FFFF: a page's text may
+            if isinstance(v, str) and _XML_ILLEGAL.search(v): d[k] = _XML_ILLEGAL.sub("\ufffd", v)
+    H = nx.relabel_nodes(H, {n: _XML_ILLEGAL.sub("\ufffd", n) for n in H if isinstance(n, str) and _XML_ILLEGAL.search(n)})
     buf = io.BytesIO(); nx.write_graphml(H, buf)
     return buf.getvalue()
 
