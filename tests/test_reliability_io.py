@@ -223,3 +223,21 @@ def test_save_utg_graphml_failure_leaves_no_file_new(tmp_path, monkeypatch):
         U.save_utg(G, tmp_path / "old.json", graphml=True)
     assert (tmp_path / "old.json").read_text() == "previous"                # nor an old one replaced
     assert sorted(f.name for f in tmp_path.iterdir()) == ["old.json"]
+
+
+def test_every_prefix_a_kill_can_leave_is_a_cut_not_damage(tmp_path):
+    """A kill can stop `JsonlWriter.write` after any byte of a line: every such prefix of what `core.dumps` writes must
+    read as a cut (skipped by read_jsonl, truncated by a resuming JsonlWriter), never as damage (which stops a resume)."""
+    from guilab.core import _parse_line, dumps
+    recs = [{"id": 7, "name": "Cell 3 — ✓ “ok” 😀", "x": -1.25e-7, "flags": [True, False, None], "nan": float("nan"),
+             "inf": float("-inf"), "ctl": "a\x01b\tc\\d\"e", "pair": "x\U0001F600y".encode("utf-16", "surrogatepass").decode("utf-16"), "nested": {"k": [1, {"z": "é"}]}}]
+    for line in [dumps(r).encode("utf-8") for r in recs] + [json.dumps(r).encode() for r in recs]:   # and ASCII-escaped writers'
+        r = json.loads(line)
+        for n in range(1, len(line)):
+            rec, err = _parse_line(line[:n], False)
+            assert err is not None and err[0], (n, line[:n], err)
+        assert _parse_line(line, False)[1] is None
+        for n in (1, len(line) // 2, len(line) - 1):   # and a resume after such a kill keeps the records before it
+            p = tmp_path / f"k{n}.jsonl"; p.write_bytes(b'{"id": 1}\n' + line[:n])
+            with JsonlWriter(p) as w: assert w.done == {1}
+            assert p.read_bytes() == b'{"id": 1}\n'

@@ -413,7 +413,7 @@ def write_jsonl(path: str | os.PathLike,  # destination `.jsonl`
 class JsonlError(ValueError):
     "A JSONL file has a malformed line that is not a truncated tail; the message names file and line."
 
-_LITERAL_PREFIX = re.compile(r"(t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?|-?\d*\.?\d*([eE][-+]?\d*)?)")
+_LITERAL_PREFIX = re.compile(r"(t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?|N(aN?)?|-?(I(n(f(i(n(i(ty?)?)?)?)?)?)?)?|-?\d*\.?\d*([eE][-+]?\d*)?)")
 
 def _parse_line(line: bytes, first: bool):
     """`(record, None)` for a line that is one JSON value, else `(None, (torn, message))`: `torn` is True only when the
@@ -427,7 +427,8 @@ def _parse_line(line: bytes, first: bool):
     try: return json.loads(text), None
     except json.JSONDecodeError as e:
         rest = text[e.pos:].strip()
-        torn = e.msg != "Extra data" and (e.msg.startswith("Unterminated string") or bool(_LITERAL_PREFIX.fullmatch(rest)))
+        torn = e.msg != "Extra data" and (e.msg.startswith("Unterminated string") or bool(_LITERAL_PREFIX.fullmatch(rest))
+                                          or (e.msg.startswith("Invalid \\uXXXX escape") and len(text) - e.pos <= 11))   # a cut \uXXXX (or pair)
         return None, (torn, f"malformed JSON line ({e.msg})")
 
 def read_jsonl(path: str | os.PathLike,  # a `.jsonl` file
