@@ -270,6 +270,14 @@ def test_budget_spent_reasoning_is_an_empty_reply_of_reason_length(canned):
     assert (pol.last_finish_reason, pol.last_reasoning) == ("length", "Let me think about where the Circle tool")
 
 
+def test_budget_cut_before_any_visible_text_without_reasoning_is_the_models_reply(canned):
+    """No reasoning, cut at the budget, nothing visible yet (an untrained model's special tokens): a truncated reply,
+    empty, which the agent's parser counts as a format error; the budget was not spent thinking."""
+    url = canned(_completion({"content": ""}, "length"))
+    pol = _policy(url, max_tokens=8)
+    assert pol.act(HI) == "" and (pol.last_finish_reason, pol.last_reasoning) == ("length", None)
+
+
 def test_empty_content_at_stop_is_an_empty_reply_of_reason_empty(canned):
     url = canned(_completion({"content": ""}, "stop"))
     with pytest.raises(EmptyReplyError) as ei:

@@ -126,9 +126,12 @@ class ChatReply(NamedTuple):
         None for a reply with one. Its message starts with what a harness's one-line record must keep (the reason,
         the budget) and names `where` last. `reason` "length" when the server stopped at the token budget (`finish_reason`
         "length"), else "empty". A reply with an answer is never an error here, also when it was cut at the budget
-        (a truncated answer is the action parser's business)."""
+        (a truncated answer is the action parser's business), and neither is a reply cut at the budget with no
+        reasoning and no visible text yet (the model's own tokens, e.g. an untrained model's special tokens: a truncated
+        reply, empty, which its parser counts as a format error). So "length" means the budget was spent reasoning."""
         if self.answer.strip() or self.tool_calls: return None
         thought = f", after {len(self.reasoning)} characters of reasoning" if self.reasoning else ""
+        if self.finish_reason == "length" and not self.reasoning: return None   # a truncated reply with nothing visible yet
         if self.finish_reason == "length":
             budget = f"max_tokens={max_tokens}" if max_tokens is not None else "max_tokens"
             return EmptyReplyError(f"no answer (reason 'length'): the token budget ({budget}) ended before any answer"
