@@ -414,12 +414,13 @@ class JsonlError(ValueError):
     "A JSONL file has a malformed line that is not a truncated tail; the message names file and line."
 
 _LITERAL_PREFIX = re.compile(r"(t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?|N(aN?)?|-?(I(n(f(i(n(i(ty?)?)?)?)?)?)?)?|-?\d*\.?\d*([eE][-+]?\d*)?)")
+_ESCAPE_PREFIX = re.compile(r"u[0-9a-fA-F]{0,4}(\\(u[0-9a-fA-F]{0,4})?)?")   # where json reports a \uXXXX escape (or pair) the line ends in
 
 def _parse_line(line: bytes, first: bool):
     """`(record, None)` for a line that is one JSON value, else `(None, (torn, message))`: `torn` is True only when the
     line is a prefix that a kill could have left (the bytes end inside a character, or the JSON ends before its value
-    does: an unterminated string, a missing delimiter or a partial literal at the very end); a bad byte or junk in the
-    middle, or a complete value followed by more (`Extra data`, e.g. records separated by CR alone), is not."""
+    does: an unterminated string, a missing delimiter, a partial literal or a partial unicode escape at the very
+    end); a bad byte or junk in the middle, or a complete value followed by more (`Extra data`, e.g. records separated by CR alone), is not."""
     try: text = line.decode("utf-8-sig" if first else "utf-8")
     except UnicodeDecodeError as e:
         return None, (e.reason == "unexpected end of data",
@@ -428,7 +429,7 @@ def _parse_line(line: bytes, first: bool):
     except json.JSONDecodeError as e:
         rest = text[e.pos:].strip()
         torn = e.msg != "Extra data" and (e.msg.startswith("Unterminated string") or bool(_LITERAL_PREFIX.fullmatch(rest))
-                                          or (e.msg.startswith("Invalid \\uXXXX escape") and len(text) - e.pos <= 11))   # a cut \uXXXX (or pair)
+                                          or (e.msg.startswith("Invalid \\uXXXX escape") and bool(_ESCAPE_PREFIX.fullmatch(rest))))
         return None, (torn, f"malformed JSON line ({e.msg})")
 
 def read_jsonl(path: str | os.PathLike,  # a `.jsonl` file
