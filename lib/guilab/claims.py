@@ -10,13 +10,14 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from .agents.base import CARD_FLAGS, agent_card
 from .core import atomic_write, project_root
 from .report import to_markdown
 
 # %% auto #0
 __all__ = ['VERDICTS', 'SYSTEMS', 'EVIDENCE', 'ABOUT', 'JUDGING', 'CLAIM_COLUMNS', 'RULE_TEXT', 'ClaimError', 'load_claims',
-           'verdict', 'detectable_effect', 'evidence_class', 'read_statistic', 'judge', 'judge_claims', 'claim_counts',
-           'evidence_counts', 'evidence_sentence', 'collect_claims']
+           'verdict', 'detectable_effect', 'evidence_class', 'agents_cell', 'read_statistic', 'judge', 'judge_claims',
+           'claim_counts', 'evidence_counts', 'evidence_sentence', 'collect_claims']
 
 # %% ../../nbs/03_claims.ipynb #c3578382
 VERDICTS = ("shown", "not shown", "reversed", "mechanics", "not testable here")
@@ -129,6 +130,28 @@ def evidence_class(agents: list[dict],   # the agents behind a statistic: {"name
     if any(a.get("privileged") for a in agents): return "privileged"
     if not all(a.get("learned") for a in agents): return "scripted"
     return "learned"
+
+# %% ../../nbs/03_claims.ipynb #189e19f4
+def agents_cell(agents,     # the agents behind one table row: `agent_card` dicts, or `Agent`s (their flags are read)
+               ) -> str:
+    """The `agents` cell of a test table's row (README (Claims and verdicts)): a JSON list of agent cards
+    `{"name", "learned", "privileged", "rater", "reference"}`, one per distinct name in first-seen order, `[]` for a
+    statistic with no agent behind it (a property of the benchmark). The ledger computes the row's evidence class
+    from it (`evidence_class`), so a notebook names who produced a number and never types its class. Raises
+    `ValueError` for a card without a name, an unknown flag or two cards of one name with different flags, `TypeError`
+    for a flag that is not a bool."""
+    cards, seen = [], {}
+    for a in agents:
+        if isinstance(a, dict):
+            extra = {k: v for k, v in a.items() if k != "name"}
+            c = agent_card(None, name=a.get("name"), **extra)
+        else: c = agent_card(a)
+        if c["name"] in seen:
+            if seen[c["name"]] != c: raise ValueError(f"agent {c['name']!r} appears with different flags: {seen[c['name']]} and {c}")
+            continue
+        seen[c["name"]] = c; cards.append(c)
+    return json.dumps(cards, ensure_ascii=False)
+
 
 # %% ../../nbs/03_claims.ipynb #4e3f4fbd
 def _row(table: str, where: dict | None, out) -> tuple[pd.Series, pd.DataFrame]:

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 # %% auto #0
-__all__ = ['paired_accuracy']
+__all__ = ['paired_accuracy', 'PairingError', 'paired_units']
 
 # %% ../../nbs/00b_stats.ipynb #c0eec9b3
 def _bools(v, name: str) -> np.ndarray:
@@ -45,3 +45,24 @@ def paired_accuracy(a: Sequence[bool],   # correctness of the first system, one 
     else: p, lo, hi = 1.0, 0.0, 0.0
     return {"n": n, "a_pct": 100 * A.mean(), "b_pct": 100 * B.mean(), "estimate": 100 * (gained - lost) / n,
             "lo": lo, "hi": hi, "p": p, "gained": gained, "lost": lost}
+
+# %% ../../nbs/00b_stats.ipynb #709326b1
+class PairingError(ValueError):
+    "The sides of a paired comparison ran different units (strict pairing), or share none."
+
+def paired_units(sides: dict,            # side name -> the units it has a value for (ids of problems, tasks, samples; any iterable)
+                 strict: bool = False,   # refuse sides whose unit sets differ instead of pairing their intersection
+                ) -> list:
+    """The units every side ran, sorted: what a paired test resamples and what its `n` counts. Raises `PairingError`
+    when there is no side, when no unit is common, or (with `strict`) when the sets differ, naming what each side lacks."""
+    if not sides: raise PairingError("paired_units: no side to pair")
+    sets = {k: set(v) for k, v in sides.items()}
+    common = set.intersection(*sets.values())
+    if strict and any(s != common for s in sets.values()):
+        union = set.union(*sets.values())
+        lack = "; ".join(f"{k} lacks {len(union - s)} ({', '.join(map(str, sorted(union - s)[:3]))}{', …' if len(union - s) > 3 else ''})"
+                         for k, s in sets.items() if union - s)
+        raise PairingError(f"paired_units: the sides ran different units: {lack}")
+    if not common: raise PairingError(f"paired_units: the sides {', '.join(map(str, sets))} share no unit")
+    return sorted(common)
+

@@ -11,9 +11,9 @@ import yaml
 from ..core import redact, yaml_load   # the one rule for secrets (spec's options); the one YAML 1.2 reader of KEY=VALUE
 
 # %% auto #0
-__all__ = ['PRIVILEGED', 'DONE', 'REGISTRY', 'Policy', 'AgentError', 'Agent', 'as_agent', 'invalid', 'public_info',
-           'agent_is_privileged', 'run_episode', 'RegistryError', 'EntryPoint', 'register', 'registered', 'resolve',
-           'load', 'parse_options', 'check_options', 'options_of', 'agent_help', 'spec', 'make']
+__all__ = ['PRIVILEGED', 'DONE', 'CARD_FLAGS', 'REGISTRY', 'Policy', 'AgentError', 'Agent', 'as_agent', 'invalid', 'public_info',
+           'agent_is_privileged', 'agent_card', 'run_episode', 'RegistryError', 'EntryPoint', 'register', 'registered',
+           'resolve', 'load', 'parse_options', 'check_options', 'options_of', 'agent_help', 'spec', 'make']
 
 # %% ../../../nbs/agents/00_base.ipynb #b7458373
 class Policy:
@@ -41,9 +41,15 @@ class Agent:
     render screenshots into observations; `needs_anchors` — PAGE's `subtask_anchors` in observations (a privileged
     input of executors trained with it, labelled in tables); `tools` — the framework tools a manager gives it (VLAA);
     `bind(env)`, `feedback(kind, text)`, `criteria(obs)` — what a manager hands it or asks of it; `worker()` — the
-    context each harness worker thread runs in (a batching policy's)."""
+    context each harness worker thread runs in (a batching policy's).
+
+    `learned` — the agent's behaviour was trained in this run from data it may see (a checkpoint this run's training
+    wrote), not written by hand; set by whoever loads that checkpoint (`agent_card(agent, learned=True)` in a table).
+    Evidence classes of claims read these two flags (README (Claims and verdicts)): only learned, non-privileged
+    agents give a verdict on how agents behave."""
     format_errors: int = 0
     privileged: bool = False
+    learned: bool = False
     needs_screenshot: bool = True
     needs_anchors: bool = False
     tools: tuple = ()
@@ -107,6 +113,29 @@ def public_info(info: dict | None) -> dict:
 def agent_is_privileged(agent) -> bool:
     "The agent's `privileged` attribute (False for plain objects with only `act`)."
     return bool(getattr(agent, "privileged", False))
+
+CARD_FLAGS = ("learned", "privileged", "rater", "reference")
+"The flags of an agent card: what the evidence class of a statistic (`guilab.claims.evidence_class`) is computed from."
+
+def agent_card(agent=None,                    # an `Agent` (its flags are read), or None for an agent that is not one (a trajectory script)
+               name: str | None = None,       # the name its rows carry (default: its spec's name, else its class name)
+               **flags: bool,                 # overrides or additions: learned, privileged, rater (a scorer reading the reference), reference
+              ) -> dict:
+    """`{"name", "learned", "privileged", "rater", "reference"}`: who is behind a table row, as the claims ledger reads
+    it (the `agents` column of a test table, a JSON list of cards). Flags come from the agent's attributes
+    (`Agent.learned`, `Agent.privileged`; False when absent) and are overridden by `flags`: `reference` marks a fixed
+    point a learned agent is compared with (a chance floor, the same model untrained), `rater` a scorer that reads the
+    reference. Raises `ValueError` without a name or for an unknown flag, `TypeError` for a flag that is not a bool."""
+    bad = sorted(set(flags) - set(CARD_FLAGS))
+    if bad: raise ValueError(f"unknown agent flags {bad} (known: {', '.join(CARD_FLAGS)})")
+    for k, v in flags.items():
+        if not isinstance(v, bool): raise TypeError(f"agent flag {k} must be True or False, got {v!r}")
+    if name is None and agent is not None:
+        name = (getattr(agent, "agent_spec", None) or {}).get("name") or type(agent).__name__
+    if not name: raise ValueError("an agent card needs a name")
+    card = {"name": str(name), **{k: bool(getattr(agent, k, False)) if agent is not None else False for k in CARD_FLAGS}}
+    card.update(flags)
+    return card
 
 def run_episode(env,                      # a Gymnasium env (reset/step with terminated/truncated)
                 agent: Agent,             # the agent (reset(obs, info), act(obs))
