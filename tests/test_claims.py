@@ -73,7 +73,7 @@ def test_no_statistic_of_non_learned_agents_gives_a_verdict_on_agents(claim, tmp
     t = claim["test"]; thr = float(claim.get("threshold", 0)); sgn = 1 if claim["direction"] == ">" else -1
     for side, want in ((1, "shown"), (-1, "reversed")):
         est = thr + side * sgn * 10.0 / float(t.get("scale", 1))
-        row = {**{k: str(v) for k, v in (t.get("where") or {}).items()}, t["estimate"]: est}
+        row = {**{k: str(v) for k, v in (t.get("where") or {}).items()}, t["estimate"]: est, "seeds": 3}
         for k, d in (("lo", -1.0), ("hi", 1.0)):
             if t.get(k): row[t[k]] = est + d / float(t.get("scale", 1))
         if t.get("p"): row[t["p"]] = 0.001
@@ -83,3 +83,21 @@ def test_no_statistic_of_non_learned_agents_gives_a_verdict_on_agents(claim, tmp
         got = judge(c, tmp_path)
         if claim["evidence"] in JUDGING[claim["about"]]: assert got["verdict"] == want, (claim["id"], got["reason"])
         else: assert (got["verdict"], got["statistic_verdict"]) == ("mechanics", want), (claim["id"], got["reason"])
+
+
+@pytest.mark.parametrize("claim", [c for c in CLAIMS if c.get("evidence") == "learned"], ids=lambda c: c["id"])
+def test_one_training_run_gives_no_verdict_on_learned_agents(claim, tmp_path):
+    """A learned statistic that clearly supports the seed, from one training run (no `seeds` column, or seeds 1 or 2),
+    is `not testable here` with what it reads; from 3 seeds it is `shown` (guilab.claims.MIN_SEEDS)."""
+    t = claim["test"]; thr = float(claim.get("threshold", 0)); sgn = 1 if claim["direction"] == ">" else -1
+    est = thr + sgn * 10.0 / float(t.get("scale", 1))
+    base = {**{k: str(v) for k, v in (t.get("where") or {}).items()}, t["estimate"]: est}
+    for k, d in (("lo", -1.0), ("hi", 1.0)):
+        if t.get(k): base[t[k]] = est + d / float(t.get("scale", 1))
+    if t.get("p"): base[t["p"]] = 0.001
+    c = {k: v for k, v in claim.items() if k != "competence"}
+    (tmp_path / t["table"]).parent.mkdir(parents=True, exist_ok=True)
+    for seeds, want in ((None, "not testable here"), (1, "not testable here"), (2, "not testable here"), (3, "shown")):
+        pd.DataFrame([base if seeds is None else {**base, "seeds": seeds}]).to_csv(tmp_path / t["table"], index=False)
+        got = judge(c, tmp_path)
+        assert (got["verdict"], got["statistic_verdict"]) == (want, "shown"), (claim["id"], seeds, got["reason"])

@@ -15,9 +15,10 @@ from .core import atomic_write, project_root
 from .report import to_markdown
 
 # %% auto #0
-__all__ = ['VERDICTS', 'SYSTEMS', 'EVIDENCE', 'ABOUT', 'JUDGING', 'CLAIM_COLUMNS', 'RULE_TEXT', 'ClaimError', 'load_claims',
-           'verdict', 'detectable_effect', 'evidence_class', 'agents_cell', 'read_statistic', 'judge', 'judge_claims',
-           'claim_counts', 'evidence_counts', 'evidence_sentence', 'collect_claims']
+__all__ = ['VERDICTS', 'SYSTEMS', 'EVIDENCE', 'ABOUT', 'JUDGING', 'CLAIM_COLUMNS', 'MIN_SEEDS', 'RULE_TEXT', 'ADOPTED',
+           'ClaimError', 'load_claims', 'verdict', 'detectable_effect', 'evidence_class', 'agents_cell',
+           'read_statistic', 'judge', 'judge_claims', 'claim_counts', 'evidence_counts', 'evidence_sentence',
+           'adopt_extended', 'collect_claims']
 
 # %% ../../nbs/03_claims.ipynb #c3578382
 VERDICTS = ("shown", "not shown", "reversed", "mechanics", "not testable here")
@@ -168,9 +169,10 @@ def _row(table: str, where: dict | None, out) -> tuple[pd.Series, pd.DataFrame]:
 def read_statistic(test: dict,                      # the claim's `test`
                    out: str | os.PathLike,          # the run's output folder (figures/)
                   ) -> dict:
-    """`{"estimate", "lo", "hi", "p", "n", "not_testable", "agents"}` from the one row of `out/test["table"]` that matches
+    """`{"estimate", "lo", "hi", "p", "n", "seeds", "not_testable", "agents"}` from the one row of `out/test["table"]` that matches
     `test["where"]` (string comparison; `n`: the row's `n` column, NaN when absent; `not_testable`: the row's
-    `not_testable` column, "" when absent or empty; `agents`: the row's `agents` column read as a JSON list of
+    `not_testable` column, "" when absent or empty; `seeds`: the row's `seeds` column, the training seeds a statistic of
+    learned agents resamples, NaN when absent; `agents`: the row's `agents` column read as a JSON list of
     `{"name", "learned", "privileged", "rater"}`, None when the table has no such column). Raises `ClaimError` when the
     table, a column or exactly one matching row is missing, or `agents` is not such a list."""
     row, df = _row(test["table"], test.get("where"), out)
@@ -182,6 +184,7 @@ def read_statistic(test: dict,                      # the claim's `test`
         if col not in df.columns: raise ClaimError(f"{test['table']} has no column {col!r}")
         out_[k] = _num(row[col]) * (scale if k != "p" else 1)
     out_["n"] = _num(row["n"]) if "n" in df.columns else math.nan
+    out_["seeds"] = _num(row["seeds"]) if "seeds" in df.columns else math.nan
     out_["not_testable"] = str(row.get("not_testable", "") or "").strip()
     out_["agents"] = None
     if "agents" in df.columns:
@@ -198,7 +201,9 @@ def read_statistic(test: dict,                      # the claim's `test`
 # %% ../../nbs/03_claims.ipynb #feffbd2a
 CLAIM_COLUMNS = ["id", "system", "section", "claim", "reported", "statistic", "estimate", "lo", "hi", "p",
                  "verdict", "reason", "about", "evidence", "agents", "evidence_source", "statistic_verdict", "detectable",
-                 "notebook", "artefact", "quote", "seed"]
+                 "seeds", "scale", "notebook", "artefact", "quote", "seed"]
+MIN_SEEDS = 3
+"Training seeds a verdict on learned agents resamples at least (two-level bootstrap over seeds and units, as PAGER's Table 3 does): one training run is one draw."
 
 def _lead(v) -> float:
     "The leading number of a table cell ('1.0 [0.0, 3.1]' → 1.0, '6' → 6.0); NaN when it starts with none."
@@ -218,9 +223,12 @@ def judge(claim: dict,                    # one ledger entry (`load_claims`)
     gets `mechanics`, with what the rule says on its numbers in `statistic_verdict`. A `learned` claim with a
     `competence` precondition (`{table, where, column, min, what}`: e.g. successes ≥ 20) whose value is below `min` is
     `not testable here` with the number. Beside every `not shown`: `detectable`, the smallest effect the test detects
-    with 80 % power (`detectable_effect`), in the statistic's unit."""
+    with 80 % power (`detectable_effect`), in the statistic's unit. A verdict on `learned` evidence needs the row's
+    `seeds` (training seeds the statistic resamples; 1 when the table has no such column) ≥ `MIN_SEEDS`: below, it is
+    `not testable here` (one training run is one draw of its floating-point path), with what the statistic reads.
+    `scale`: "this run" (`collect_claims` sets the extended run's where it adopts its verdict)."""
     row = {k: claim.get(k, "") for k in CLAIM_COLUMNS}
-    row.update(estimate=math.nan, lo=math.nan, hi=math.nan, p=math.nan, detectable=math.nan, statistic_verdict="",
+    row.update(estimate=math.nan, lo=math.nan, hi=math.nan, p=math.nan, detectable=math.nan, statistic_verdict="", seeds=math.nan, scale="this run",
                about=claim.get("about", ""), evidence=claim.get("evidence", "none"), agents=_names(claim.get("agents")),
                evidence_source="declared in the ledger")
     if claim.get("not_testable"):
@@ -230,6 +238,7 @@ def judge(claim: dict,                    # one ledger entry (`load_claims`)
     except ClaimError as e:
         row.update(verdict="error", reason=str(e)); return row
     why_not, agents = s.pop("not_testable"), s.pop("agents"); s.pop("n")
+    seeds = s.pop("seeds"); row["seeds"] = seeds
     if agents is not None:
         got = evidence_class(agents)
         row.update(agents=_names(agents) or "(none)", evidence_source="computed from the table's agents")
@@ -267,6 +276,13 @@ def judge(claim: dict,                    # one ledger entry (`load_claims`)
             row.update(verdict="not testable here", reason=(f"the learned agent is not yet competent ({comp['what']} = "
                                                             f"{val:g} < {float(comp['min']):g}); on its rows the statistic reads '{v}' ({why})"))
             return row
+    k = 1.0 if math.isnan(seeds) else seeds
+    if row["evidence"] == "learned" and k < MIN_SEEDS:
+        row.update(verdict="not testable here", reason=(
+            f"{'one training run' if k <= 1 else f'{k:g} training seeds'} is one draw, not a verdict on learned agents "
+            f"(seeds = {k:g} < {MIN_SEEDS}: a verdict resamples ≥ {MIN_SEEDS} training seeds, two-level bootstrap; "
+            f"params/extended.yaml trains them); on its rows the statistic reads '{v}' ({why})"))
+        return row
     row.update(verdict=v, reason=why)
     if v == "not shown":
         d = detectable_effect(s["lo"], s["hi"])
@@ -330,16 +346,50 @@ RULE_TEXT = ("Verdict rule: `shown` when this run's 95 % interval (or test, p < 
              "privileged input (evidence `learned`), a claim about the benchmark also from the benchmark itself "
              "(`environment`); a statistic from scripted, privileged or rater evidence is `mechanics` (the benchmark "
              "detects the effect when an agent has it; kept and shown, never counted as a verdict); `not testable here` "
-             "names the model, data or hardware missing, or the learned agent's unmet competence with its number.")
+             "names the model, data or hardware missing, the learned agent's unmet competence with its number, or a "
+             "learned statistic from fewer than 3 training seeds (one training run is one draw); where a committed "
+             "params/extended.yaml run judged such a claim, its verdict stands, marked with that run.")
+
+ADOPTED = ("shown", "not shown", "reversed", "mechanics")
+"The verdicts of a larger-scale run that stand in for this run's `not testable here`."
+
+def adopt_extended(df: pd.DataFrame,                 # this run's judged claims (`judge_claims`)
+                   extended: str | os.PathLike,      # a committed run's output folder at a larger scale (its claims.csv, manifest.json)
+                  ) -> pd.DataFrame:
+    """Where this run says `not testable here` about a claim it has a test for (evidence other than `none`: a scale,
+    training switched off, one training draw, an agent not yet competent) and the larger run judged it (`ADOPTED`),
+    that run's row stands, with `scale` naming it (its params file and date) and the reason saying so: a claim whose
+    test runs in params/extended.yaml shows that run's verdict, never "not testable". Claims this machine cannot test
+    (evidence `none`) and claims judged here are kept. Raises `ClaimError` when `extended` has no claims.csv."""
+    f = Path(extended)/"claims.csv"
+    if not f.is_file(): raise ClaimError(f"{f} does not exist: no larger-scale run to adopt verdicts from")
+    ext = pd.read_csv(f, dtype=str, keep_default_na=False).set_index("id")
+    man = Path(extended)/"manifest.json"
+    meta = json.loads(man.read_text()) if man.is_file() else {}
+    tag = f"{meta.get('params_file') or 'params/extended.yaml'} run" + (f" of {str(meta['created'])[:10]}" if meta.get("created") else "")
+    df = df.copy()
+    for i, r in df.iterrows():
+        if r["verdict"] != "not testable here" or r["evidence"] == "none" or r["id"] not in ext.index: continue
+        e = ext.loc[r["id"]]
+        if e["verdict"] not in ADOPTED: continue
+        for k in ("estimate", "lo", "hi", "p", "detectable", "seeds"): df.at[i, k] = _num(e.get(k, ""))
+        for k in ("verdict", "evidence", "agents", "evidence_source", "statistic_verdict", "statistic"): df.at[i, k] = e.get(k, r[k])
+        df.at[i, "scale"] = tag
+        df.at[i, "reason"] = f"{tag} ({Path(extended).name}/claims.csv): {e['reason']} [this run: {r['reason']}]"
+    return df
 
 def collect_claims(out: str | os.PathLike,                    # the run's output folder
                    path: str | os.PathLike | None = None,     # the ledger
+                   extended: str | os.PathLike | None = None, # a larger-scale run's output folder (default: out/extended when it has claims.csv)
                   ) -> pd.DataFrame:
     """Judge every claim, write `out/claims.csv` and `out/claims.md` (counts per seed and verdict, verdict × evidence,
     then per seed a table of its verdicts and one of its mechanics rows) and rewrite each `out/claims/<notebook>.csv`
     from the same judgement (a claim moved to another notebook leaves no stale row behind; a per-notebook file of a
-    notebook that no longer tests any claim is removed); return the rows."""
+    notebook that no longer tests any claim is removed); return the rows. Where a committed larger-scale run exists
+    (`extended`, by default `out/extended`), its verdicts stand in for this run's `not testable here` (`adopt_extended`)."""
     out = Path(out); df = judge_claims(None, out, path)
+    ext = Path(extended) if extended is not None else out/"extended"
+    if extended is not None or (ext/"claims.csv").is_file(): df = adopt_extended(df, ext)
     atomic_write(out/"claims.csv", df.to_csv(index=False))
     (out/"claims").mkdir(parents=True, exist_ok=True)
     for nb, d in df.groupby("notebook"): atomic_write(out/"claims"/f"{nb}.csv", d.to_csv(index=False))
@@ -353,7 +403,7 @@ def collect_claims(out: str | os.PathLike,                    # the run's output
             "claim": d["id"] + ": " + d["claim"], "reported": d["reported"],
             "this run": [(_fmt(e) + (f" [{_fmt(l)}, {_fmt(h)}]" if _fmt(l) else "") + (f" p={_fmt(p)}" if _fmt(p) else ""))
                          for e, l, h, p in zip(d["estimate"], d["lo"], d["hi"], d["p"])],
-            "verdict": d["verdict"], "evidence": d["evidence"] + [f" ({a})" if a else "" for a in d["agents"]],
+            "verdict": d["verdict"] + [f" ({c})" if c and c != "this run" else "" for c in d["scale"]], "evidence": d["evidence"] + [f" ({a})" if a else "" for a in d["agents"]],
             "why": d["reason"], "artefact": d["artefact"]}))
     for s in [s for s in SYSTEMS if s in set(df["system"])]:
         d = df[df["system"] == s]; mech = d["verdict"] == "mechanics"
