@@ -4,7 +4,7 @@
 
 # %% ../../nbs/01_report.ipynb #a4f2acd7
 from __future__ import annotations
-import io, math, os
+import io, json, math, os
 from pathlib import Path
 from typing import Iterable
 
@@ -15,8 +15,8 @@ import yaml
 from .core import atomic_write, project_root
 
 # %% auto #0
-__all__ = ['REPORTED_COLUMNS', 'COMPARE_COLUMNS', 'PALETTE', 'load_reported', 'reported_value', 'compare', 'to_markdown',
-           'write_table', 'side_by_side', 'write_comparison', 'use_style', 'save_figure']
+__all__ = ['REPORTED_COLUMNS', 'COMPARE_COLUMNS', 'PALETTE', 'load_reported', 'reported_value', 'compare', 'agents_text',
+           'to_markdown', 'write_table', 'side_by_side', 'write_comparison', 'use_style', 'save_figure']
 
 # %% ../../nbs/01_report.ipynb #8367149d
 REPORTED_COLUMNS = ["system", "seed", "key", "value", "unit", "section", "table", "row", "column", "quote", "note"]
@@ -77,9 +77,24 @@ def _cell(v) -> str:
         return f"{v:.4f}".rstrip("0").rstrip(".")   # as printed: 4906, 29.52, 0.6391 (at most 4 decimals)
     return str(v).replace("|", "\\|").replace("\n", " ")
 
+def agents_text(v) -> str:
+    """A test table's `agents` cell (a JSON list of agent cards, `guilab.claims.agents_cell`) as a reader reads it:
+    `name (class)` per agent, the class `rater`, `privileged`, `learned` or `scripted` from its flags, `, reference`
+    for a fixed point compared with; `none` for `[]`. A cell that is not such a list is returned as it is."""
+    try: cards = json.loads(v) if isinstance(v, str) else None
+    except ValueError: cards = None
+    if not isinstance(cards, list) or not all(isinstance(c, dict) and c.get("name") for c in cards): return v
+    def cls(c):
+        k = "rater" if c.get("rater") else "privileged" if c.get("privileged") else "learned" if c.get("learned") else "scripted"
+        return f"{c['name']} ({k}{', reference' if c.get('reference') else ''})"
+    return "; ".join(cls(c) for c in cards) or "none"
+
 def to_markdown(df: pd.DataFrame) -> str:
-    "A GitHub-flavoured markdown table (NaN as '—', numbers with at most 4 decimals and no trailing zeros; a nonzero number that would round to 0 in scientific notation, e.g. 3.64e-08)."
+    """A GitHub-flavoured markdown table (NaN as '—', numbers with at most 4 decimals and no trailing zeros; a nonzero
+    number that would round to 0 in scientific notation, e.g. 3.64e-08). An `agents` column of agent cards is printed
+    as `agents_text` (the CSV keeps the cards)."""
     cols = list(df.columns)
+    if "agents" in cols: df = df.assign(agents=[agents_text(v) for v in df["agents"]])
     lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(df[c]) else "---" for c in cols) + "|"]
     for r in df.itertuples(index=False): lines.append("| " + " | ".join(_cell(v) for v in r) + " |")
     return "\n".join(lines)
