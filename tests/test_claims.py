@@ -1,17 +1,21 @@
 """The claims ledger (params/claims.yaml, guilab.claims): every seed's headline numbers and findings, each with a
 statistic of a reproduction notebook or the reason it cannot be tested here; the committed figures/claims.csv holds
 a verdict for every claim, and no claim is `shown` without an interval or test that supports it."""
-import math
+import json, math, re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from guilab.claims import JUDGING, SYSTEMS, judge, load_claims, verdict
+from guilab.claims import EVIDENCE, JUDGING, MIN_SEEDS, SYSTEMS, agents_cell, judge, load_claims, verdict
 from test_reported import collapse, seeds  # noqa: F401  (the seeds fixture: skipped without the seed folder)
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = load_claims(ROOT / "params" / "claims.yaml")
+# one agent of each evidence class, as a test table's agents cell names it (guilab.claims.agents_cell)
+CARDS = {"learned": [{"name": "SFT agent", "learned": True}], "scripted": [{"name": "lexical"}],
+         "privileged": [{"name": "oracle", "privileged": True}], "rater": [{"name": "proxy rater", "rater": True}],
+         "environment": []}
 
 
 def test_ledger_covers_every_seed():
@@ -73,7 +77,8 @@ def test_no_statistic_of_non_learned_agents_gives_a_verdict_on_agents(claim, tmp
     t = claim["test"]; thr = float(claim.get("threshold", 0)); sgn = 1 if claim["direction"] == ">" else -1
     for side, want in ((1, "shown"), (-1, "reversed")):
         est = thr + side * sgn * 10.0 / float(t.get("scale", 1))
-        row = {**{k: str(v) for k, v in (t.get("where") or {}).items()}, t["estimate"]: est, "seeds": 3}
+        row = {**{k: str(v) for k, v in (t.get("where") or {}).items()}, t["estimate"]: est, "seeds": 3,
+               "agents": agents_cell(CARDS[claim["evidence"]])}
         for k, d in (("lo", -1.0), ("hi", 1.0)):
             if t.get(k): row[t[k]] = est + d / float(t.get("scale", 1))
         if t.get("p"): row[t["p"]] = 0.001
@@ -91,7 +96,7 @@ def test_one_training_run_gives_no_verdict_on_learned_agents(claim, tmp_path):
     is `not testable here` with what it reads; from 3 seeds it is `shown` (guilab.claims.MIN_SEEDS)."""
     t = claim["test"]; thr = float(claim.get("threshold", 0)); sgn = 1 if claim["direction"] == ">" else -1
     est = thr + sgn * 10.0 / float(t.get("scale", 1))
-    base = {**{k: str(v) for k, v in (t.get("where") or {}).items()}, t["estimate"]: est}
+    base = {**{k: str(v) for k, v in (t.get("where") or {}).items()}, t["estimate"]: est, "agents": agents_cell(CARDS["learned"])}
     for k, d in (("lo", -1.0), ("hi", 1.0)):
         if t.get(k): base[t[k]] = est + d / float(t.get("scale", 1))
     if t.get("p"): base[t["p"]] = 0.001
@@ -101,3 +106,59 @@ def test_one_training_run_gives_no_verdict_on_learned_agents(claim, tmp_path):
         pd.DataFrame([base if seeds is None else {**base, "seeds": seeds}]).to_csv(tmp_path / t["table"], index=False)
         got = judge(c, tmp_path)
         assert (got["verdict"], got["statistic_verdict"]) == (want, "shown"), (claim["id"], seeds, got["reason"])
+
+
+@pytest.mark.parametrize("claim", [c for c in CLAIMS if not c.get("not_testable")], ids=lambda c: c["id"])
+def test_the_agents_behind_a_row_decide_its_evidence(claim, tmp_path):
+    """The class is computed from the row's agents: a statistic that clearly supports the seed, produced by agents of
+    any other class than the ledger declares (a scripted or privileged agent under a claim declared learned), is an
+    error, never a verdict; a table that names no agents is an error too."""
+    t = claim["test"]; thr = float(claim.get("threshold", 0)); sgn = 1 if claim["direction"] == ">" else -1
+    est = thr + sgn * 10.0 / float(t.get("scale", 1))
+    base = {**{k: str(v) for k, v in (t.get("where") or {}).items()}, t["estimate"]: est, "seeds": 3}
+    for k, d in (("lo", -1.0), ("hi", 1.0)):
+        if t.get(k): base[t[k]] = est + d / float(t.get("scale", 1))
+    if t.get("p"): base[t["p"]] = 0.001
+    c = {k: v for k, v in claim.items() if k != "competence"}
+    (tmp_path / t["table"]).parent.mkdir(parents=True, exist_ok=True)
+    for cls in [e for e in EVIDENCE if e in CARDS and e != claim["evidence"]]:
+        pd.DataFrame([{**base, "agents": agents_cell(CARDS[cls])}]).to_csv(tmp_path / t["table"], index=False)
+        got = judge(c, tmp_path)
+        assert got["verdict"] == "error" and f"make it '{cls}'" in got["reason"], (claim["id"], cls, got["reason"])
+    pd.DataFrame([base]).to_csv(tmp_path / t["table"], index=False)
+    got = judge(c, tmp_path)
+    assert got["verdict"] == "error" and "names no agents" in got["reason"], (claim["id"], got["reason"])
+
+
+def _committed(name):
+    f = ROOT / "figures" / name
+    if not f.is_file(): pytest.skip(f"figures/{name} is written by `make reproduce`; this checkout has none yet")
+    return f
+
+
+def test_committed_evidence_is_computed_and_learned_verdicts_rest_on_three_seeds():
+    """Every tested claim of the run of record has its class computed from the agents its table names; a verdict on
+    learned agents resamples at least MIN_SEEDS training seeds."""
+    df = pd.read_csv(_committed("claims.csv"), dtype=str, keep_default_na=False)
+    by = {c["id"]: c for c in CLAIMS}
+    tested = df[[not by[i].get("not_testable") for i in df["id"]]]
+    assert (tested["evidence_source"] == "computed from the table's agents").all(), \
+        tested[tested["evidence_source"] != "computed from the table's agents"][["id", "evidence_source"]].to_string()
+    v = df[df["verdict"].isin(["shown", "not shown", "reversed"]) & (df["evidence"] == "learned")]
+    assert all(float(s or 1) >= MIN_SEEDS for s in v["seeds"]), v[["id", "seeds"]].to_string()
+
+
+def test_committed_paired_rows_pair_what_they_say():
+    """A paired test's row says over how many units both sides ran ("paired over the N ..."), and its n is that N:
+    a row whose two sides were resampled over different sets would not match (guilab.stats.paired_units)."""
+    _committed("claims.csv")
+    rows = []
+    for f in sorted((ROOT / "figures").glob("*tests.csv")):
+        t = pd.read_csv(f, dtype=str, keep_default_na=False)
+        assert "agents" in t.columns, f"{f.name} names no agents behind its rows"
+        for _, r in t.iterrows():
+            m = re.search(r"paired over (?:the )?(\d+)", str(r.get("statistic", "")))
+            if m: rows.append((f.name, r.get("claim_id"), int(m.group(1)), r.get("n", "")))
+    assert rows, "no paired row found in the committed test tables"
+    bad = [x for x in rows if not x[3] or float(x[3]) != x[2]]
+    assert not bad, bad

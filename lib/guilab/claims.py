@@ -83,11 +83,14 @@ def verdict(direction: str,             # the seed's direction: ">" (estimate ab
             alpha: float = 0.05,        # the test's level
            ) -> tuple[str, str]:
     """`(verdict, reason)` by the rule above: an interval decides when present, else the test; a NaN estimate or a
-    statistic with neither interval nor test is "not shown" with the reason said."""
+    statistic with neither interval nor test is "not shown" with the reason said. A degenerate interval (lo = hi: its
+    resamples did not vary, e.g. two units with the same value) decides nothing: the test decides where there is one,
+    else "not shown"."""
     est, lo, hi, p = _num(estimate), _num(lo), _num(hi), _num(p)
     if math.isnan(est): return "not shown", "the statistic is undefined (NaN) in this run"
     side = (est > threshold) if direction == ">" else (est < threshold)
-    if not (math.isnan(lo) or math.isnan(hi)):
+    degenerate = not (math.isnan(lo) or math.isnan(hi)) and lo == hi
+    if not (math.isnan(lo) or math.isnan(hi)) and not degenerate:
         if direction == ">": s, r = lo > threshold, hi < threshold
         else:                s, r = hi < threshold, lo > threshold
         if s: return "shown", f"95 % interval [{lo:.4g}, {hi:.4g}] lies {'above' if direction == '>' else 'below'} {threshold:g}"
@@ -97,6 +100,7 @@ def verdict(direction: str,             # the seed's direction: ">" (estimate ab
         if p < alpha: return (("shown" if side else "reversed"),
                               f"p = {p:.3g} < {alpha:g} with the estimate {est:.4g} {'on' if side else 'against'} the seed's side of {threshold:g}")
         return "not shown", f"p = {p:.3g} ≥ {alpha:g}"
+    if degenerate: return "not shown", f"a degenerate 95 % interval [{lo:.4g}, {hi:.4g}] (its resamples did not vary) decides nothing"
     return "not shown", "no interval or test for this statistic (a point estimate alone shows nothing)"
 
 # %% ../../nbs/03_claims.ipynb #5fd58587
@@ -217,8 +221,8 @@ def judge(claim: dict,                    # one ledger entry (`load_claims`)
           out: str | os.PathLike,         # the run's output folder
          ) -> dict:
     """The claim's row of `CLAIM_COLUMNS`: its verdict from this run's tables, or `error` with the reason (never raises).
-    Evidence (DESIGN §9): the class the ledger declares, checked against the table row's `agents` where the table has
-    that column (`evidence_source` says which; a mismatch is an error). A statistic whose evidence may not judge the
+    Evidence (DESIGN §9): the class computed from the table row's `agents` (`evidence_class`), which must equal the
+    class the ledger declares (a mismatch, or a table without the column, is an error). A statistic whose evidence may not judge the
     claim (`JUDGING`: a claim about agents only on `learned` agents, one about the benchmark also on `environment`)
     gets `mechanics`, with what the rule says on its numbers in `statistic_verdict`. A `learned` claim with a
     `competence` precondition (`{table, where, column, min, what}`: e.g. successes ≥ 20) whose value is below `min` is
@@ -226,6 +230,7 @@ def judge(claim: dict,                    # one ledger entry (`load_claims`)
     with 80 % power (`detectable_effect`), in the statistic's unit. A verdict on `learned` evidence needs the row's
     `seeds` (training seeds the statistic resamples; 1 when the table has no such column) ≥ `MIN_SEEDS`: below, it is
     `not testable here` (one training run is one draw of its floating-point path), with what the statistic reads.
+    A test table without an `agents` column is an error: the class is computed from the agents, never only declared.
     `scale`: "this run" (`collect_claims` sets the extended run's where it adopts its verdict)."""
     row = {k: claim.get(k, "") for k in CLAIM_COLUMNS}
     row.update(estimate=math.nan, lo=math.nan, hi=math.nan, p=math.nan, detectable=math.nan, statistic_verdict="", seeds=math.nan, scale="this run",
@@ -239,6 +244,10 @@ def judge(claim: dict,                    # one ledger entry (`load_claims`)
         row.update(verdict="error", reason=str(e)); return row
     why_not, agents = s.pop("not_testable"), s.pop("agents"); s.pop("n")
     seeds = s.pop("seeds"); row["seeds"] = seeds
+    if agents is None:
+        row.update(s, verdict="error", reason=f"{claim['test']['table']} names no agents behind its rows (an 'agents' column, "
+                                              "guilab.claims.agents_cell): the evidence class is computed, never taken from the ledger alone")
+        return row
     if agents is not None:
         got = evidence_class(agents)
         row.update(agents=_names(agents) or "(none)", evidence_source="computed from the table's agents")
@@ -280,8 +289,8 @@ def judge(claim: dict,                    # one ledger entry (`load_claims`)
     if row["evidence"] == "learned" and k < MIN_SEEDS:
         row.update(verdict="not testable here", reason=(
             f"{'one training run' if k <= 1 else f'{k:g} training seeds'} is one draw, not a verdict on learned agents "
-            f"(seeds = {k:g} < {MIN_SEEDS}: a verdict resamples ≥ {MIN_SEEDS} training seeds, two-level bootstrap; "
-            f"params/extended.yaml trains them); on its rows the statistic reads '{v}' ({why})"))
+            f"(seeds = {k:g} < {MIN_SEEDS}: a verdict resamples ≥ {MIN_SEEDS} training seeds, two-level bootstrap over "
+            f"seeds and units); on its rows the statistic reads '{v}' ({why})"))
         return row
     row.update(verdict=v, reason=why)
     if v == "not shown":
@@ -355,27 +364,41 @@ ADOPTED = ("shown", "not shown", "reversed", "mechanics")
 
 def adopt_extended(df: pd.DataFrame,                 # this run's judged claims (`judge_claims`)
                    extended: str | os.PathLike,      # a committed run's output folder at a larger scale (its claims.csv, manifest.json)
+                   path: str | os.PathLike | None = None,   # the ledger (default params/claims.yaml): the rule is applied again with it
                   ) -> pd.DataFrame:
     """Where this run says `not testable here` about a claim it has a test for (evidence other than `none`: a scale,
     training switched off, one training draw, an agent not yet competent) and the larger run judged it (`ADOPTED`),
-    that run's row stands, with `scale` naming it (its params file and date) and the reason saying so: a claim whose
-    test runs in params/extended.yaml shows that run's verdict, never "not testable". Claims this machine cannot test
-    (evidence `none`) and claims judged here are kept. Raises `ClaimError` when `extended` has no claims.csv."""
+    that run's statistic stands, judged again by this ledger's rule: its numbers through `verdict` with today's
+    direction and threshold, its evidence (as that run computed it) equal to today's declared class, `mechanics` where
+    that evidence may not judge the claim, no learned verdict from fewer than `MIN_SEEDS` training seeds, the
+    detectable effect beside a `not shown`. `scale` names the run (its params file and date) and the reason says so: a
+    claim whose test runs in params/extended.yaml shows that run's verdict, never "not testable". Claims this machine
+    cannot test (evidence `none`), claims judged here, and rows the rule refuses are kept as they are. Raises
+    `ClaimError` when `extended` has no claims.csv."""
     f = Path(extended)/"claims.csv"
     if not f.is_file(): raise ClaimError(f"{f} does not exist: no larger-scale run to adopt verdicts from")
     ext = pd.read_csv(f, dtype=str, keep_default_na=False).set_index("id")
     man = Path(extended)/"manifest.json"
     meta = json.loads(man.read_text()) if man.is_file() else {}
     tag = f"{meta.get('params_file') or 'params/extended.yaml'} run" + (f" of {str(meta['created'])[:10]}" if meta.get("created") else "")
+    ledger = {c["id"]: c for c in load_claims(path)}
     df = df.copy()
     for i, r in df.iterrows():
-        if r["verdict"] != "not testable here" or r["evidence"] == "none" or r["id"] not in ext.index: continue
-        e = ext.loc[r["id"]]
-        if e["verdict"] not in ADOPTED: continue
-        for k in ("estimate", "lo", "hi", "p", "detectable", "seeds"): df.at[i, k] = _num(e.get(k, ""))
-        for k in ("verdict", "evidence", "agents", "evidence_source", "statistic_verdict", "statistic"): df.at[i, k] = e.get(k, r[k])
-        df.at[i, "scale"] = tag
-        df.at[i, "reason"] = f"{tag} ({Path(extended).name}/claims.csv): {e['reason']} [this run: {r['reason']}]"
+        if r["verdict"] != "not testable here" or r["evidence"] == "none" or r["id"] not in ext.index or r["id"] not in ledger: continue
+        e, c = ext.loc[r["id"]], ledger[r["id"]]
+        if e["verdict"] not in ADOPTED or e.get("evidence") != r["evidence"] or "direction" not in c: continue
+        seeds = _num(e.get("seeds", ""))
+        if r["evidence"] == "learned" and (1.0 if math.isnan(seeds) else seeds) < MIN_SEEDS: continue
+        est, lo, hi, p = (_num(e.get(k, "")) for k in ("estimate", "lo", "hi", "p"))
+        v, why = verdict(c["direction"], est, lo, hi, p, float(c.get("threshold", 0)), float(c.get("alpha", 0.05)))
+        nv = v if r["evidence"] in JUDGING[c["about"]] else "mechanics"
+        d = detectable_effect(lo, hi) if nv == "not shown" and not (math.isnan(lo) or math.isnan(hi) or hi < lo) else math.nan
+        df.loc[i, ["estimate", "lo", "hi", "p", "seeds", "detectable"]] = [est, lo, hi, p, seeds, d]
+        for k in ("agents", "evidence_source", "statistic"): df.at[i, k] = e.get(k, r[k])
+        df.at[i, "verdict"], df.at[i, "statistic_verdict"], df.at[i, "scale"] = nv, v, tag
+        df.at[i, "reason"] = (f"{tag} ({Path(extended).name}/claims.csv), judged again by this ledger: {why}"
+                              + (f"; the smallest effect this test detects (80 % power): {d:.3g}" if not math.isnan(d) else "")
+                              + (f"; {r['evidence']} evidence: mechanics" if nv == "mechanics" else "") + f" [this run: {r['reason']}]")
     return df
 
 def collect_claims(out: str | os.PathLike,                    # the run's output folder
@@ -389,7 +412,7 @@ def collect_claims(out: str | os.PathLike,                    # the run's output
     (`extended`, by default `out/extended`), its verdicts stand in for this run's `not testable here` (`adopt_extended`)."""
     out = Path(out); df = judge_claims(None, out, path)
     ext = Path(extended) if extended is not None else out/"extended"
-    if extended is not None or (ext/"claims.csv").is_file(): df = adopt_extended(df, ext)
+    if extended is not None or (ext/"claims.csv").is_file(): df = adopt_extended(df, ext, path)
     atomic_write(out/"claims.csv", df.to_csv(index=False))
     (out/"claims").mkdir(parents=True, exist_ok=True)
     for nb, d in df.groupby("notebook"): atomic_write(out/"claims"/f"{nb}.csv", d.to_csv(index=False))

@@ -79,14 +79,15 @@ def _cell(v) -> str:
 
 def agents_text(v) -> str:
     """A test table's `agents` cell (a JSON list of agent cards, `guilab.claims.agents_cell`) as a reader reads it:
-    `name (class)` per agent, the class `rater`, `privileged`, `learned` or `scripted` from its flags, `, reference`
-    for a fixed point compared with; `none` for `[]`. A cell that is not such a list is returned as it is."""
+    `name (flags)` per agent: `learned` (trained in this run) or `scripted`, then `privileged`, `rater` and
+    `reference` where set (a checkpoint behind the oracle planner reads "learned, privileged"); `none` for `[]`. A cell
+    that is not such a list is returned as it is."""
     try: cards = json.loads(v) if isinstance(v, str) else None
     except ValueError: cards = None
     if not isinstance(cards, list) or not all(isinstance(c, dict) and c.get("name") for c in cards): return v
     def cls(c):
-        k = "rater" if c.get("rater") else "privileged" if c.get("privileged") else "learned" if c.get("learned") else "scripted"
-        return f"{c['name']} ({k}{', reference' if c.get('reference') else ''})"
+        k = ["learned" if c.get("learned") else "scripted"] + [f for f in ("privileged", "rater", "reference") if c.get(f)]
+        return f"{c['name']} ({', '.join(k)})"
     return "; ".join(cls(c) for c in cards) or "none"
 
 def to_markdown(df: pd.DataFrame) -> str:
