@@ -123,9 +123,11 @@ def agent_card(agent=None,                    # an `Agent` (its flags are read),
               ) -> dict:
     """`{"name", "learned", "privileged", "rater", "reference"}`: who is behind a table row, as the claims ledger reads
     it (the `agents` column of a test table, a JSON list of cards). Flags come from the agent's attributes
-    (`Agent.learned`, `Agent.privileged`; False when absent) and are overridden by `flags`: `reference` marks a fixed
-    point a learned agent is compared with (a chance floor, the same model untrained), `rater` a scorer that reads the
-    reference. Raises `ValueError` without a name or for an unknown flag, `TypeError` for a flag that is not a bool."""
+    (`Agent.learned`, `Agent.privileged`; False when absent); `flags` add what the caller knows (a loader that this
+    run trained the checkpoint: `learned=True`), never clear what the agent says of itself: an oracle stays privileged.
+    `reference` marks a fixed point a learned agent is compared with (a chance floor, the same model untrained),
+    `rater` a scorer that reads the reference. Raises `ValueError` without a name, for an unknown flag or for a flag
+    the agent sets and `flags` clears; `TypeError` for a flag that is not a bool."""
     bad = sorted(set(flags) - set(CARD_FLAGS))
     if bad: raise ValueError(f"unknown agent flags {bad} (known: {', '.join(CARD_FLAGS)})")
     for k, v in flags.items():
@@ -134,6 +136,8 @@ def agent_card(agent=None,                    # an `Agent` (its flags are read),
         name = (getattr(agent, "agent_spec", None) or {}).get("name") or type(agent).__name__
     if not name: raise ValueError("an agent card needs a name")
     card = {"name": str(name), **{k: bool(getattr(agent, k, False)) if agent is not None else False for k in CARD_FLAGS}}
+    cleared = sorted(k for k, v in flags.items() if card[k] and not v)
+    if cleared: raise ValueError(f"agent {name!r} is {', '.join(cleared)} by its own flags; a card cannot clear them")
     card.update(flags)
     return card
 
