@@ -6,6 +6,7 @@ own figures/ (copied, the gallery rewritten by this code)."""
 import json, shutil, subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from PIL import Image
@@ -50,7 +51,9 @@ def make_fixture(out: Path):
     "A small run folder (manifest, a wide table, an image, a claims ledger with a Chinese quote) and its gallery."
     ncols = wide_table(out)
     Image.new("RGB", (1200, 500), "white").save(out / "table2_sweep.png")
-    (out / "table2_main_tests.csv").write_text("claim_id,estimate,lo,hi,p\ngap,5.2,1.1,9.3,\nrev,-3.0,-5.0,-1.0,\n")
+    learned, lexical = json.dumps([{"name": "SFT agent", "learned": True}]), json.dumps([{"name": "lexical"}])
+    pd.DataFrame({"claim_id": ["gap", "rev", "mech"], "estimate": [5.2, -3.0, 5.2], "lo": [1.1, -5.0, 1.1], "hi": [9.3, -1.0, 9.3],
+                  "p": [None] * 3, "seeds": [3, 3, 1], "agents": [learned, learned, lexical]}).to_csv(out / "table2_main_tests.csv", index=False)
     commit = {"commit": "0123456789abcdef", "dirty": False}
     (out / "manifest.json").write_text(json.dumps({"created": "2026-12-03", "params_file": "params/smoke.yaml",
         "git": {"commit": "0123456789abcdef", "dirty": True},
@@ -64,7 +67,7 @@ def make_fixture(out: Path):
               {**base, "id": "PAGER.rev", "system": "PAGER", "claim": "GRPO beats SFT on TSR", "reported": "+2.1",
                "test": test("rev"), "direction": ">"},
               {**base, "id": "PAGER.mech", "system": "PAGER", "claim": "a scripted agent's gap", "reported": "+5.15",
-               "test": test("gap"), "direction": ">", "evidence": "scripted", "agents": ["lexical"]},
+               "test": test("mech"), "direction": ">", "evidence": "scripted", "agents": ["lexical"]},
               {**base, "id": "PAGER.err", "system": "PAGER", "claim": "a statistic this run did not write", "reported": "1",
                "test": {"table": "missing.csv", "estimate": "x"}, "direction": ">"},
               {**base, "id": "LBS.acc", "system": "LBS", "claim": "LBS-7B reaches 50 % on ScreenSpot-Pro", "reported": "50.1",
