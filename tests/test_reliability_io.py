@@ -241,3 +241,14 @@ def test_every_prefix_a_kill_can_leave_is_a_cut_not_damage(tmp_path):
             p = tmp_path / f"k{n}.jsonl"; p.write_bytes(b'{"id": 1}\n' + line[:n])
             with JsonlWriter(p) as w: assert w.done == {1}
             assert p.read_bytes() == b'{"id": 1}\n'
+
+
+def test_the_cut_escape_message_is_the_json_modules_own():
+    """`_parse_line` recognises a line cut inside a unicode escape by the json module's message and the escape's shape;
+    if the json module ever words it otherwise, this fails instead of every such cut reading as damage."""
+    import json
+    from guilab.core import _ESCAPE_PREFIX, _JSON_BAD_ESCAPE
+    for cut in ('{"a": "\\u12', '{"a": "\\ud83d\\ude'):
+        with pytest.raises(json.JSONDecodeError) as e: json.loads(cut)
+        assert e.value.msg.startswith(_JSON_BAD_ESCAPE), e.value.msg
+        assert _ESCAPE_PREFIX.fullmatch(cut[e.value.pos:].strip()), cut[e.value.pos:]

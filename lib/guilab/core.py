@@ -414,7 +414,10 @@ class JsonlError(ValueError):
     "A JSONL file has a malformed line that is not a truncated tail; the message names file and line."
 
 _LITERAL_PREFIX = re.compile(r"(t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?|N(aN?)?|-?(I(n(f(i(n(i(ty?)?)?)?)?)?)?)?|-?\d*\.?\d*([eE][-+]?\d*)?)")
-_ESCAPE_PREFIX = re.compile(r"u[0-9a-fA-F]{0,4}(\\(u[0-9a-fA-F]{0,4})?)?")   # where json reports a \uXXXX escape (or pair) the line ends in
+# The text after the backslash of a line cut inside a unicode escape: "u" and up to 4 hex digits, then possibly the
+# backslash and start of its low-surrogate escape ("\\ud83d\\ude" cut after the last "e"). Only at the very end of a line.
+_ESCAPE_PREFIX = re.compile(r"u[0-9a-fA-F]{0,4}(\\(u[0-9a-fA-F]{0,4})?)?")
+_JSON_BAD_ESCAPE = "Invalid \\uXXXX escape"   # the json module's own error message for such an escape (its literal text)
 
 def _parse_line(line: bytes, first: bool):
     """`(record, None)` for a line that is one JSON value, else `(None, (torn, message))`: `torn` is True only when the
@@ -429,7 +432,7 @@ def _parse_line(line: bytes, first: bool):
     except json.JSONDecodeError as e:
         rest = text[e.pos:].strip()
         torn = e.msg != "Extra data" and (e.msg.startswith("Unterminated string") or bool(_LITERAL_PREFIX.fullmatch(rest))
-                                          or (e.msg.startswith("Invalid \\uXXXX escape") and bool(_ESCAPE_PREFIX.fullmatch(rest))))
+                                          or (e.msg.startswith(_JSON_BAD_ESCAPE) and bool(_ESCAPE_PREFIX.fullmatch(rest))))
         return None, (torn, f"malformed JSON line ({e.msg})")
 
 def read_jsonl(path: str | os.PathLike,  # a `.jsonl` file
