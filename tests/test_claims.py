@@ -69,22 +69,29 @@ def test_committed_verdicts_rest_on_evidence_that_may_judge():
             assert float(r["detectable"]) > 0 and "smallest effect this test detects" in r["reason"], r["id"]
 
 
+def _supporting_row(claim, side: int = 1) -> tuple[dict, dict]:
+    """(row, claim without competence): a test-table row whose statistic clearly supports the seed (`side` 1) or clearly
+    reverses it (-1): estimate 10 (in the claim's unit) from its threshold, a ±1 interval and p = 0.001 where it reads them."""
+    t = claim["test"]; thr = float(claim.get("threshold", 0)); sgn = 1 if claim["direction"] == ">" else -1
+    est = thr + side * sgn * 10.0 / float(t.get("scale", 1))
+    row = {**{k: str(v) for k, v in (t.get("where") or {}).items()}, t["estimate"]: est}
+    for k, d in (("lo", -1.0), ("hi", 1.0)):
+        if t.get(k): row[t[k]] = est + d / float(t.get("scale", 1))
+    if t.get("p"): row[t["p"]] = 0.001
+    return row, {k: v for k, v in claim.items() if k != "competence"}   # the competence gate is tested in 03_claims
+
+
 @pytest.mark.parametrize("claim", [c for c in CLAIMS if not c.get("not_testable")], ids=lambda c: c["id"])
 def test_no_statistic_of_non_learned_agents_gives_a_verdict_on_agents(claim, tmp_path):
     """Feed each testable claim a statistic that clearly supports the seed (estimate and interval well on its side)
     and one that clearly reverses it: only evidence that may judge the claim (`JUDGING`) turns either into a verdict;
     every other class gives mechanics. So no scripted, privileged or rater statistic can ever read as shown."""
-    t = claim["test"]; thr = float(claim.get("threshold", 0)); sgn = 1 if claim["direction"] == ">" else -1
+    t = claim["test"]
     for side, want in ((1, "shown"), (-1, "reversed")):
-        est = thr + side * sgn * 10.0 / float(t.get("scale", 1))
-        row = {**{k: str(v) for k, v in (t.get("where") or {}).items()}, t["estimate"]: est, "seeds": 3,
-               "agents": agents_cell(CARDS[claim["evidence"]])}
-        for k, d in (("lo", -1.0), ("hi", 1.0)):
-            if t.get(k): row[t[k]] = est + d / float(t.get("scale", 1))
-        if t.get("p"): row[t["p"]] = 0.001
+        row, c = _supporting_row(claim, side)
+        row.update(seeds=3, agents=agents_cell(CARDS[claim["evidence"]]))
         (tmp_path / t["table"]).parent.mkdir(parents=True, exist_ok=True)
         pd.DataFrame([row]).to_csv(tmp_path / t["table"], index=False)
-        c = {k: v for k, v in claim.items() if k != "competence"}   # the competence gate is tested in 03_claims
         got = judge(c, tmp_path)
         if claim["evidence"] in JUDGING[claim["about"]]: assert got["verdict"] == want, (claim["id"], got["reason"])
         else: assert (got["verdict"], got["statistic_verdict"]) == ("mechanics", want), (claim["id"], got["reason"])
@@ -94,13 +101,8 @@ def test_no_statistic_of_non_learned_agents_gives_a_verdict_on_agents(claim, tmp
 def test_one_training_run_gives_no_verdict_on_learned_agents(claim, tmp_path):
     """A learned statistic that clearly supports the seed, from one training run (no `seeds` column, or seeds 1 or 2),
     is `not testable here` with what it reads; from 3 seeds it is `shown` (guilab.claims.MIN_SEEDS)."""
-    t = claim["test"]; thr = float(claim.get("threshold", 0)); sgn = 1 if claim["direction"] == ">" else -1
-    est = thr + sgn * 10.0 / float(t.get("scale", 1))
-    base = {**{k: str(v) for k, v in (t.get("where") or {}).items()}, t["estimate"]: est, "agents": agents_cell(CARDS["learned"])}
-    for k, d in (("lo", -1.0), ("hi", 1.0)):
-        if t.get(k): base[t[k]] = est + d / float(t.get("scale", 1))
-    if t.get("p"): base[t["p"]] = 0.001
-    c = {k: v for k, v in claim.items() if k != "competence"}
+    t = claim["test"]
+    base, c = _supporting_row(claim); base["agents"] = agents_cell(CARDS["learned"])
     (tmp_path / t["table"]).parent.mkdir(parents=True, exist_ok=True)
     for seeds, want in ((None, "not testable here"), (1, "not testable here"), (2, "not testable here"), (3, "shown")):
         pd.DataFrame([base if seeds is None else {**base, "seeds": seeds}]).to_csv(tmp_path / t["table"], index=False)
@@ -113,13 +115,8 @@ def test_the_agents_behind_a_row_decide_its_evidence(claim, tmp_path):
     """The class is computed from the row's agents: a statistic that clearly supports the seed, produced by agents of
     any other class than the ledger declares (a scripted or privileged agent under a claim declared learned), is an
     error, never a verdict; a table that names no agents is an error too."""
-    t = claim["test"]; thr = float(claim.get("threshold", 0)); sgn = 1 if claim["direction"] == ">" else -1
-    est = thr + sgn * 10.0 / float(t.get("scale", 1))
-    base = {**{k: str(v) for k, v in (t.get("where") or {}).items()}, t["estimate"]: est, "seeds": 3}
-    for k, d in (("lo", -1.0), ("hi", 1.0)):
-        if t.get(k): base[t[k]] = est + d / float(t.get("scale", 1))
-    if t.get("p"): base[t["p"]] = 0.001
-    c = {k: v for k, v in claim.items() if k != "competence"}
+    t = claim["test"]
+    base, c = _supporting_row(claim); base["seeds"] = 3
     (tmp_path / t["table"]).parent.mkdir(parents=True, exist_ok=True)
     for cls in [e for e in EVIDENCE if e in CARDS and e != claim["evidence"]]:
         pd.DataFrame([{**base, "agents": agents_cell(CARDS[cls])}]).to_csv(tmp_path / t["table"], index=False)
