@@ -141,3 +141,29 @@ def test_cache_keys_of_the_params_are_unchanged(name, seed):
     assert (Path(base).name, {"sft": k["sft"], "prompts": k["prompts"], **k["grpo"]}) == KEYS[name, seed]
     k2 = stage_keys(cfg, base, D, seed, [], code={**CODE, "sft": "t" * 16})   # the training code is part of every key after it
     assert k2["sft"] != k["sft"] and k2["prompts"] != k["prompts"]
+
+
+_TRAINER_CONFIGS = {"SFTConfig", "GRPOConfig", "DPOConfig", "TrainingArguments"}
+
+
+def _config_calls(src: str):
+    "`(line, keywords)` of every call to a trl / transformers trainer config in `src` (a `**kw` shows as None)."
+    import ast
+    for n in ast.walk(ast.parse(src)):
+        if isinstance(n, ast.Call):
+            f = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)
+            if f in _TRAINER_CONFIGS: yield n.lineno, [k.arg for k in n.keywords]
+
+
+def test_every_trainer_config_sets_bf16_itself():
+    """trl's configs default `bf16=True`; on a CPU without AVX512-BF16 (this project's 2-core AMD host) autocast
+    emulates it and the JupyterLab agent's SFT ran 0.15 it/s instead of 1.6 (2026-12-07). Every config the library
+    builds names `bf16` (or passes a settings dict, whose trl_defaults the test above pins)."""
+    found = []
+    for p in sorted((ROOT / "lib" / "guilab").rglob("*.py")):
+        for line, kws in _config_calls(p.read_text()):
+            found.append((p.name, line))
+            assert "bf16" in kws or None in kws, f"{p.relative_to(ROOT)}:{line} builds a trainer config without bf16"
+    assert len(found) >= 5, found   # the scan sees the library's configs
+    bad = list(_config_calls("from trl import SFTConfig\nSFTConfig(output_dir='x', use_cpu=True)\n"))
+    assert bad == [(2, ["output_dir", "use_cpu"])]   # and would catch one without it

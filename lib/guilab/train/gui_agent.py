@@ -184,7 +184,8 @@ def train_gui_sft(base, examples: list[dict], out, max_steps: int = 1200, batch:
             return control
     cfg = SFTConfig(output_dir=str(out) + ".work", max_steps=max_steps, per_device_train_batch_size=batch, learning_rate=lr,
                     warmup_steps=max(1, max_steps // 20), lr_scheduler_type="cosine", logging_steps=logging_steps, save_strategy="no",
-                    report_to=[], max_length=1024, completion_only_loss=True, use_cpu=True, seed=0, gradient_checkpointing=False)
+                    report_to=[], max_length=1024, completion_only_loss=True, use_cpu=True, seed=0, gradient_checkpointing=False,
+                    bf16=False)   # trl defaults bf16 on: emulated on a CPU without AVX512-BF16 (8x slower here)
     t = time.time()
     tr = SFTTrainer(model=model, args=cfg, train_dataset=Dataset.from_list(examples), processing_class=proc.tokenizer, callbacks=[HeldOut()])
     tr.train()

@@ -365,7 +365,8 @@ def train_ocr_sft(base,                          # model folder to start from (`
             return control
     cfg = SFTConfig(output_dir=str(out) + ".work", max_steps=max_steps, per_device_train_batch_size=batch, learning_rate=lr,
                     warmup_steps=max(1, max_steps // 20), lr_scheduler_type="cosine", logging_steps=logging_steps,
-                    save_strategy="no", report_to=[], max_length=1024, completion_only_loss=True, use_cpu=True, seed=0)
+                    save_strategy="no", report_to=[], max_length=1024, completion_only_loss=True, use_cpu=True, seed=0,
+                    bf16=False, gradient_checkpointing=False)   # trl defaults both on; a CPU run wants neither
     t = time.time()
     tr = SFTTrainer(model=model, args=cfg, train_dataset=Dataset.from_list(examples), processing_class=proc.tokenizer,
                     callbacks=[HeldOut()])
