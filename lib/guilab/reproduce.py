@@ -15,10 +15,11 @@ from .core import (atomic_write, cache_key, code_digest, file_digest, git_commit
 __all__ = ['LOADED_TAG', 'WRITES_HOOK', 'STATUS_TEXT', 'VERDICT_CLASS', 'README_CLAIMS_BEGIN', 'README_CLAIMS_END', 'LANES',
            'CACHE_ROOTS', 'SHARED_INPUTS', 'LANE_INPUTS', 'LANE_ENV', 'repro_notebooks', 'select_notebooks',
            'has_parameters_cell', 'no_parameters_message', 'run_notebook', 'clean_on_save', 'load_gallery',
-           'stages_commit_text', 'split_wide_tables', 'break_intervals', 'write_gallery', 'readme_claims_block',
-           'update_readme_claims', 'notebook_lane', 'lane_summary', 'main_job_rows', 'plot_lanes', 'notebook_modules',
-           'module_digests', 'stage_key_parts', 'stage_key', 'why_run', 'caches_reused', 'caches_present', 'eta_text',
-           'lane_inputs', 'stage_modules', 'shared_inputs', 'build_shared_inputs', 'lane_env', 'reproduce']
+           'stages_commit_text', 'split_wide_tables', 'break_intervals', 'wrap_text_cells', 'write_gallery',
+           'readme_claims_block', 'update_readme_claims', 'notebook_lane', 'lane_summary', 'main_job_rows',
+           'plot_lanes', 'notebook_modules', 'module_digests', 'stage_key_parts', 'stage_key', 'why_run',
+           'caches_reused', 'caches_present', 'eta_text', 'lane_inputs', 'stage_modules', 'shared_inputs',
+           'build_shared_inputs', 'lane_env', 'reproduce']
 
 # %% ../../nbs/02_reproduce.ipynb #d9927927
 def repro_notebooks(folder: str | os.PathLike | None = None) -> dict[str, Path]:
@@ -338,12 +339,24 @@ def break_intervals(html_text: str) -> str:
     html_text = re.sub(r"(<td[^>]*>)(-?[\d.,]+ ?%?) (\[[^\]<]*\][^<]*)</td>", r"\1\2<br>\3</td>", html_text)
     return re.sub(r"(<br>\[[^\]<]*\][^<(]*?) (\([^<]*\))</td>", r"\1<br>\2</td>", html_text)
 
+def wrap_text_cells(html_text: str,
+                    min_chars: int = 40,   # a cell of at least this many characters of text (tags left out) wraps
+                   ) -> str:
+    """Table cells of plain prose (a statistic's description, the agents behind a row: at least `min_chars` characters
+    with a space, no markup) marked `class="text"`, which wraps within 16–36 em, so that a table with such a column
+    fits the window; numbers, short labels and the intervals `break_intervals` already laid out (they hold `<br>`)
+    keep `td{white-space:nowrap}`. A cell that already has attributes is left as it is."""
+    def mark(m):
+        t = m.group(1)
+        return f'<td class="text">{t}</td>' if len(t) >= min_chars and " " in t.strip() and "<" not in t else m.group(0)
+    return re.sub(r"<td>(.*?)</td>", mark, html_text, flags=re.S)
+
 def _html_artefact(out: Path, a: str) -> str:
     import html, mistune
     q, esc = out/a, html.escape(a)
     if q.suffix in (".png", ".svg", ".jpg"): return f'<figure><a href="{esc}"><img src="{esc}" alt="{esc}" loading="lazy"></a><figcaption>{esc}</figcaption></figure>'
     if q.suffix == ".md":
-        body = break_intervals(mistune.create_markdown(plugins=["table"], escape=True)(split_wide_tables(q.read_text(encoding="utf-8"))))
+        body = wrap_text_cells(break_intervals(mistune.create_markdown(plugins=["table"], escape=True)(split_wide_tables(q.read_text(encoding="utf-8")))))
         csv = q.with_suffix(".csv")
         links = f'<a href="{esc}">{esc}</a>' + (f' · <a href="{html.escape(str(csv.relative_to(out)))}">CSV</a> (whole)' if csv.is_file() else "")
         return f'<details open><summary>{links}</summary><div class="md" data-src="{esc}">{body}</div></details>'
@@ -359,7 +372,7 @@ h1{font-size:22px;margin:.2em 0}h2{border-bottom:2px solid #0173b2;padding-botto
 img{max-width:100%;max-height:520px}table{border-collapse:collapse;font-size:12px;margin:.5em 0;display:block;overflow-x:auto;max-width:100%}
 .md h1{font-size:15px;margin:.4em 0}.not_reproducible h3{font-size:14px;margin:.2em 0}.not_reproducible p{margin:.2em 0}
 td,th{border:1px solid #ccc;padding:2px 5px;text-align:right}td:first-child,th:first-child{text-align:left}figure{margin:.5em 0}
-th{max-width:7em;vertical-align:bottom;overflow-wrap:anywhere}td{white-space:nowrap}td:first-child{white-space:normal;min-width:10em;max-width:20em}td:last-child:not(:first-child){white-space:normal;min-width:8em}
+th{max-width:7em;vertical-align:bottom;overflow-wrap:anywhere}td{white-space:nowrap}td:first-child{white-space:normal;min-width:10em;max-width:20em}td:last-child:not(:first-child){white-space:normal;min-width:8em}td.text{white-space:normal;min-width:16em;max-width:36em}
 .head{color:#444}.top{display:flex;gap:3em;flex-wrap:wrap;align-items:flex-start}.top ol{margin:.2em 0;padding-left:1.4em}
 table.claims{display:table;width:100%;table-layout:fixed}table.claims td{white-space:normal;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 table.claims th{max-width:none;text-align:left}table.claims td:first-child{max-width:none;min-width:0}
