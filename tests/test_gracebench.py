@@ -85,9 +85,9 @@ def test_unreachable_endpoint_is_an_error_not_a_score(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 1
     last = [line for line in err if line.startswith("guilab eval:")]
-    assert len(last) == 1 and "EndpointError" in last[0] and "1 of 1 episodes failed" in last[0], err
+    assert len(last) == 1 and "EndpointError" in last[0] and "2 of 2 episodes failed" in last[0], err   # --limit 1: one task, both conditions
     recs = read_episodes(out, status=None)
-    assert [r["status"] for r in recs] == ["error"] and read_episodes(out) == []
+    assert [r["status"] for r in recs] == ["error"] * 2 and read_episodes(out) == []
     # the same through run_grace_suite (the reproduction notebook's path and `guilab stability run`)
     rc = main(["stability", "run", "--utg", str(GraceBench()._paths()[1]), "--tasks", str(_tasks_file()),
                "--agent", "model", *[x for o in ("base_url=http://127.0.0.1:9/v1", "model=x", "retries=0")
@@ -107,7 +107,7 @@ class _Nonsense(Policy):
 
 
 def test_garbage_model_is_counted_as_format_errors_with_a_warning(tmp_path, capsys):
-    s = evaluate(GraceBench(budget=3), GraceModelAgent(_Nonsense(), name="x"), tmp_path, limit=2, progress=False)
+    s = evaluate(GraceBench(budget=3), GraceModelAgent(_Nonsense(), name="x"), tmp_path, limit=1, progress=False)   # one task, both conditions
     err = capsys.readouterr().err
     assert (s["n_ok"], s["format_errors"], s["n_actions"]) == (2, 6, 6)   # every reply spent a step of the budget
     assert "6 of 6 actions of" in err and "were format errors" in err and s["warnings"]
@@ -140,7 +140,7 @@ def test_aggregate_gives_table2_cells(tmp_path):
     from guilab.stability import analysis as A
     from guilab.stability.metrics import TRAJECTORY_METRICS
     bm = GraceBench()
-    s = evaluate(bm, "noisy_oracle", tmp_path, agent_options={"epsilon": 0.3}, limit=24, progress=False)
+    s = evaluate(bm, "noisy_oracle", tmp_path, agent_options={"epsilon": 0.3}, limit=12, progress=False)   # 12 tasks × 2 conditions
     trs = [r["episode"]["trajectory"] for r in read_episodes(tmp_path)]
     t2 = A.table2(A.trajectory_frame(trs, {t["id"]: t["subgraph"] for t in bm.task_list()}))
     for row in t2.itertuples():
@@ -151,7 +151,7 @@ def test_aggregate_gives_table2_cells(tmp_path):
 
 
 def test_eval_cli_runs_gracebench(tmp_path, capsys):
-    assert main(["eval", "gracebench", "--agent", "oracle", "--out", str(tmp_path), "--limit", "4", "--quiet"]) == 0
+    assert main(["eval", "gracebench", "--agent", "oracle", "--out", str(tmp_path), "--limit", "2", "--quiet", "--json"]) == 0
     out = capsys.readouterr().out
     m = json.loads(out[: out.rindex("}") + 1])["metrics"]
     assert m["SR"] == 1.0 and m["n"] == 4 and m["concise"]["n"] == 2

@@ -18,7 +18,7 @@ from .agents.base import (Agent, AgentError, RegistryError, EntryPoint, as_agent
 # %% auto #0
 __all__ = ['BENCHMARKS', 'FORMAT_WARN_SHARE', 'Benchmark', 'register_benchmark', 'make_benchmark', 'agent_factory',
            'settings_diff', 'check_run_settings', 'EvaluationError', 'run_one', 'format_error_warning', 'summarize',
-           'read_episodes', 'evaluate', 'merge', 'list_text', 'add_cli']
+           'read_episodes', 'evaluate', 'merge', 'results_table', 'list_text', 'add_cli']
 
 # %% ../../nbs/bench/00_bench.ipynb #c78d584f
 class Benchmark:
@@ -51,6 +51,15 @@ class Benchmark:
     def episode_seed(self, task, seed: int) -> int:
         "The seed of one episode: a function of the run's seed and the task id only (a resumed run draws what one run does)."
         return derive_seed(seed, self.name, self.task_id(task))
+    def run_warnings(self, agent, records: list[dict]) -> list[str]:
+        """Lines to say after a run when `agent` could not act as it expected here (default: none), e.g. a pixel agent
+        that met observations without a screenshot and so never acted; `records` are the run's ok episode records.
+        Printed as `warning: …` and put first in the summary's `warnings`."""
+        return []
+    def first(self, tasks: list, n: int) -> list:
+        """The first `n` tasks of `tasks` for `--limit n` (default: `tasks[:n]`); a benchmark whose episodes are a task
+        in several conditions keeps whole tasks, so `--limit` counts tasks on every benchmark."""
+        return tasks[:n]
     def schedule(self, tasks: list) -> list:
         "The order in which parallel workers take tasks (default: as listed; one worker always keeps the task order, and results are kept in task order)."
         return tasks
@@ -231,7 +240,7 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
              agent,                              # an Agent, a registered name, "package.module:Class", a spec dict or a factory
              out: str | os.PathLike,             # the run folder (the same folder resumes the run)
              shard: tuple | str | None = None,   # (k, n) or "k/n": tasks i with i % n == k (None: all)
-             limit: int | None = None,           # only the first `limit` tasks (before sharding)
+             limit: int | None = None,           # only the first `limit` tasks, each in all its conditions (`Benchmark.first`; before sharding)
              settings: dict | None = None,       # benchmark settings, when `benchmark` is a name
              agent_options: dict | None = None,  # agent constructor options, when `agent` is a name
              seed: int = 0,                      # the run's seed (episode seeds derive from it and the task id)
@@ -251,7 +260,7 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
     if int(workers) < 1: raise ValueError(f"workers must be >= 1, got {workers}")
     i, n = parse_shard(shard)
     tasks = list(bm.tasks())
-    if limit is not None: tasks = tasks[: int(limit)]
+    if limit is not None: tasks = list(bm.first(tasks, int(limit)))
     ids = [bm.task_id(t) for t in tasks]
     if len(set(ids)) != len(ids): raise ValueError(f"{bm.name}: task ids repeat, e.g. {sorted(x for x in ids if ids.count(x) > 1)[:3]}")
     build, spec = agent_factory(agent, bm.namespace, agent_options, seed)
@@ -317,9 +326,12 @@ def evaluate(benchmark,                          # a Benchmark, or a registered 
     pos = {t: k for k, t in enumerate(ids)}
     recs = sorted(read_jsonl(f["episodes"]), key=lambda r: pos.get(r["id"], len(pos)))
     summ = summarize(bm, {**run_settings, "shard": [i, n]}, recs, len(mine), stop["reason"], time.perf_counter() - t0)
+    said = list(bm.run_warnings(first, [r for r in recs if r["status"] == "ok"]))
+    for wline in said: print(f"warning: {wline}", file=sys.stderr)
+    summ["warnings"] = said + summ["warnings"]
     atomic_write(f["summary"], json.dumps(summ, indent=2, default=str) + "\n")
     write_manifest(f["manifest"], make_manifest(params=run_settings, outputs=[f["episodes"], f["summary"]], seeds={"seed": int(seed)}, root=out))
-    for wline in summ["warnings"][:1] if summ["format_error_rate"] and summ["format_error_rate"] > FORMAT_WARN_SHARE else []:
+    for wline in summ["warnings"][len(said):len(said) + 1] if summ["format_error_rate"] and summ["format_error_rate"] > FORMAT_WARN_SHARE else []:
         print(f"warning: {wline}", file=sys.stderr)   # errors are said once, by EvaluationError (the CLI's one line)
     if raise_on_error and (summ["n_error"] or stop["reason"]):
         raise EvaluationError(f"{bm.name}: {summ['n_error']} of {len(mine)} episodes failed with errors (not scored)"
@@ -364,6 +376,43 @@ def _undescribe(settings: dict) -> dict:
     "Settings as stored (secrets were redacted: those keys are left out, so the benchmark's defaults stand in for scoring)."
     return {k: v for k, v in settings.items() if v != "***"}
 
+# %% ../../nbs/bench/00_bench.ipynb #18c3139d
+def _fmt(v) -> str:
+    "A table cell: an int as is, a float with 3 decimals (NaN: an em dash), anything else as text."
+    if isinstance(v, bool) or v is None: return "—" if v is None else str(v)
+    if isinstance(v, int): return str(v)
+    if isinstance(v, float): return "—" if math.isnan(v) else f"{v:.3f}"
+    return str(v)
+
+def results_table(summary: dict,   # a run's summary (`evaluate`'s return value, summary.json)
+                 ) -> str:
+    """The headline and the metrics of `summary` as a pipe table. Rows: `all` for the top-level numbers, one row per
+    top-level group of numbers (`concise`, `overall`), one per member of a group of groups (`by_group=Synthetic`);
+    columns: every number those rows hold, in first-seen order; text values (`judge: off`) on a line below. A run
+    with no scored episode prints `metrics: none`."""
+    s, ag = summary, summary.get("agent") or {}
+    head = (f"{s['benchmark']} · {ag.get('name', '?')} · {s['n_ok']} of {s['n_tasks']} episodes ok"
+            + (f", {s['n_error']} errors" if s.get("n_error") else "") + f" · {s.get('n_actions', 0)} actions, "
+            f"{s.get('format_errors', 0)} format errors" + (f" · {s['seconds']:.1f} s" if s.get("seconds") is not None else ""))
+    m = s.get("metrics")
+    if not m: return head + "\nmetrics: none (no episode was scored)"
+    rows, notes = [("all", {})], []
+    for k, v in m.items():
+        if isinstance(v, dict) and v and all(isinstance(x, dict) for x in v.values()):
+            rows += [(f"{k}={g}", x) for g, x in v.items()]
+        elif isinstance(v, dict): rows.append((k, v))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool): rows[0][1][k] = v
+        elif not isinstance(v, (list, dict)): notes.append(f"{k}: {v}")
+    rows = [(n, {k: x for k, x in r.items() if isinstance(x, (int, float)) and not isinstance(x, bool)}) for n, r in rows]
+    rows = [(n, r) for n, r in rows if r]
+    cols = list(dict.fromkeys(k for _, r in rows for k in r))
+    table = [["group", *cols]] + [[n, *(_fmt(r[c]) if c in r else "" for c in cols)] for n, r in rows]
+    w = [max(len(t[j]) for t in table) for j in range(len(table[0]))]
+    line = lambda t: "| " + " | ".join(x.ljust(w[j]) if j == 0 else x.rjust(w[j]) for j, x in enumerate(t)) + " |"
+    out = [head, line(table[0]), "|" + "|".join(("-" * (x + 1) + ":") if j else (":" + "-" * (x + 1)) for j, x in enumerate(w)) + "|"]
+    return "\n".join(out + [line(t) for t in table[1:]] + notes)
+
+
 # %% ../../nbs/bench/00_bench.ipynb #3db0b303
 def list_text() -> str:
     "What `guilab eval --list` prints: every benchmark with its settings, then every registered agent with its options."
@@ -395,8 +444,9 @@ def _cmd_eval(a) -> int:
         print(f"guilab eval: {e}", file=sys.stderr); return 1
     except RuntimeError as e:   # the agent could not be built (a model folder, an endpoint that refuses): one line
         print(f"guilab eval: error: {' '.join(str(e).split())[:500]}", file=sys.stderr); return 2
-    print(json.dumps({k: s[k] for k in ("benchmark", "agent", "n_tasks", "n_ok", "format_errors", "n_actions", "metrics")},
-                     indent=2, default=str))
+    if a.json: print(json.dumps({k: s[k] for k in ("benchmark", "agent", "n_tasks", "n_ok", "format_errors", "n_actions", "metrics")},
+                                indent=2, default=str))
+    else: print(results_table(s))
     print(f"episodes: {Path(a.out) / ('episodes.jsonl' if not a.shard or parse_shard(a.shard)[1] == 1 else 'episodes-' + shard_tag(a.shard) + '.jsonl')}")
     return 0
 
@@ -413,10 +463,11 @@ def add_cli(sub) -> None:
     e.add_argument("--setting", nargs="+", action="extend", default=[], metavar="KEY=VALUE", help="benchmark settings (repeatable)")
     e.add_argument("--data", default=None, help="the benchmark's data (its `data` setting: a build folder, annotation file, suite, tasks file)")
     e.add_argument("--out", help="run folder (episodes.jsonl, summary.json, run.json, manifest.json); the same folder resumes")
-    e.add_argument("--limit", type=int, default=None, help="first N tasks only")
+    e.add_argument("--limit", type=int, default=None, help="first N tasks only, each in every condition the benchmark runs it in (GraceBench: concise and detailed)")
     e.add_argument("--shard", default=None, metavar="K/N", help="run shard K of N (then `guilab merge DIR`)")
     e.add_argument("--seed", type=int, default=0, help="the run's seed")
     e.add_argument("--workers", type=int, default=1, help="threads, each with its own env and agent")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
+    e.add_argument("--json", action="store_true", help="print the summary as JSON (for machines) instead of the results table")
     e.add_argument("--verbose", action="store_true", help="also show guilab's warnings as they happen, such as endpoint retries")
     e.set_defaults(func=_cmd_eval)

@@ -5,6 +5,7 @@
 # %% ../../nbs/03_claims.ipynb #f606e71b
 from __future__ import annotations
 import json, math, os, re
+from typing import Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -304,10 +305,13 @@ def judge(claim: dict,                    # one ledger entry (`load_claims`)
 def judge_claims(notebook: str | None,            # the notebook whose claims to judge (None: every claim)
                  out: str | os.PathLike,          # the run's output folder (figures/)
                  path: str | os.PathLike | None = None,   # the ledger (default params/claims.yaml)
+                 only: Iterable[str] | None = None,        # judge only the claims of these notebooks (None: no restriction)
                 ) -> pd.DataFrame:
     """Judge the ledger's claims of `notebook` against this run's tables and write `out/claims/<notebook>.csv`
     (one row per claim, `CLAIM_COLUMNS`). A reproduction notebook calls this in its last cell."""
-    rows = [judge(c, out) for c in load_claims(path) if notebook is None or c["notebook"] == notebook]
+    keep = None if only is None else set(only)
+    rows = [judge(c, out) for c in load_claims(path)
+            if (notebook is None or c["notebook"] == notebook) and (keep is None or c["notebook"] in keep)]
     df = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
     if notebook is not None:
         (Path(out)/"claims").mkdir(parents=True, exist_ok=True)
@@ -404,13 +408,16 @@ def adopt_extended(df: pd.DataFrame,                 # this run's judged claims 
 def collect_claims(out: str | os.PathLike,                    # the run's output folder
                    path: str | os.PathLike | None = None,     # the ledger
                    extended: str | os.PathLike | None = None, # a larger-scale run's output folder (default: out/extended when it has claims.csv)
+                   notebooks: Iterable[str] | None = None,    # the notebooks `out` holds a run of (None: every claim is judged)
                   ) -> pd.DataFrame:
     """Judge every claim, write `out/claims.csv` and `out/claims.md` (counts per seed and verdict, verdict × evidence,
     then per seed a table of its verdicts and one of its mechanics rows) and rewrite each `out/claims/<notebook>.csv`
     from the same judgement (a claim moved to another notebook leaves no stale row behind; a per-notebook file of a
     notebook that no longer tests any claim is removed); return the rows. Where a committed larger-scale run exists
-    (`extended`, by default `out/extended`), its verdicts stand in for this run's `not testable here` (`adopt_extended`)."""
-    out = Path(out); df = judge_claims(None, out, path)
+    (`extended`, by default `out/extended`), its verdicts stand in for this run's `not testable here` (`adopt_extended`).
+    With `notebooks` (`guilab reproduce --only X --out DIR`: the stages DIR holds), the claims of other notebooks are left
+    out of every file: a folder is judged on what ran into it, not marked in error for what it was never asked to run."""
+    out = Path(out); df = judge_claims(None, out, path, only=notebooks)
     ext = Path(extended) if extended is not None else out/"extended"
     if extended is not None or (ext/"claims.csv").is_file(): df = adopt_extended(df, ext, path)
     atomic_write(out/"claims.csv", df.to_csv(index=False))

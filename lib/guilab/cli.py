@@ -27,6 +27,20 @@ def _cmd_reproduce(a) -> int:
         return 1
     return 0
 
+def _cmd_serve(a) -> int:
+    """`guilab serve DIR`: `transformers serve` of a local checkpoint folder on 127.0.0.1 (offline, a private empty hub
+    cache, so `GET /v1/models` answers; `guilab.agents.policies.serve_transformers`) until Ctrl-C. Prints the base URL
+    and the `model=` value every request must name (the folder, exactly as served)."""
+    import time
+    from guilab.agents.policies import serve_transformers
+    d = str(Path(a.dir).resolve())
+    with serve_transformers(d, host="127.0.0.1", port=a.port, device=a.device, timeout=a.timeout) as url:
+        print(f"serving {d}\nbase_url={url} model={d}\n(a model agent's options: --option base_url={url} model={d}; "
+              "Ctrl-C stops the server)", flush=True)
+        try:
+            while True: time.sleep(3600)
+        except KeyboardInterrupt: print("guilab serve: stopped", file=sys.stderr); return 0
+
 def _cmd_schema(a) -> int:
     from guilab.core import write_json_schemas
     for p in write_json_schemas(a.out): print(p)
@@ -105,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--no-pin", action="store_true", help="do not pin to one CPU core")
     b.add_argument("--out", default="figures/perf.md", help="output markdown file")
     b.set_defaults(func=_cmd_perf)
+    v = sub.add_parser("serve", help="serve a local checkpoint folder with `transformers serve` (OpenAI-compatible, 127.0.0.1) until Ctrl-C")
+    v.add_argument("dir", help="checkpoint folder (config.json inside): a trained stage's folder as its training command prints it (runs/<scale>/train/sft-<key>)")
+    v.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
+    v.add_argument("--device", default="cpu", help="transformers serve --device (default cpu)")
+    v.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for the server to answer (default 180)")
+    v.set_defaults(func=_cmd_serve)
     s = sub.add_parser("schema", help="write the JSON schemas of guilab's records (README (Records, geometry and categories)) as <Record>.schema.json files")
     s.add_argument("--out", required=True, help="output folder")
     s.set_defaults(func=_cmd_schema)
@@ -126,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if not getattr(a, "func", None): ap.print_help(); return 2
     try: return a.func(a)
+    except KeyboardInterrupt:   # Ctrl-C: one line, exit 130 (128 + SIGINT); results are written as they finish, so a rerun resumes
+        if getattr(a, "lane", None): return 130   # a lane of `guilab reproduce`: its parent says it once
+        print(f"guilab {a.command}: interrupted; what finished is kept: run the same command again to resume", file=sys.stderr)
+        return 130
     except (ValueError, OSError) as e:   # bad input from the user (a value, a missing file, a folder for a file): a clear message (GUILAB_DEBUG=1 shows the traceback)
         if os.environ.get("GUILAB_DEBUG"): raise
         print(f"guilab {a.command}: error: {e}", file=sys.stderr); return 2

@@ -8,12 +8,13 @@ import contextlib, dataclasses, difflib, importlib, inspect, math, re, time
 from typing import Any, Callable
 
 import yaml
-from ..core import redact, yaml_load   # the one rule for secrets (spec's options); the one YAML 1.2 reader of KEY=VALUE
+from ..core import redact, yaml_load, check_param_value, ParamsError   # the one rule for secrets (spec's options); the one YAML 1.2 reader of KEY=VALUE
 
 # %% auto #0
 __all__ = ['PRIVILEGED', 'DONE', 'CARD_FLAGS', 'REGISTRY', 'Policy', 'AgentError', 'Agent', 'as_agent', 'invalid', 'public_info',
            'agent_is_privileged', 'agent_card', 'run_episode', 'RegistryError', 'EntryPoint', 'register', 'registered',
-           'resolve', 'load', 'parse_options', 'check_options', 'options_of', 'agent_help', 'spec', 'make']
+           'resolve', 'AgentImportError', 'load', 'parse_options', 'check_options', 'options_of', 'agent_help', 'spec',
+           'make']
 
 # %% ../../../nbs/agents/00_base.ipynb #b7458373
 class Policy:
@@ -227,11 +228,29 @@ def resolve(name: str, namespace: str | None = None) -> EntryPoint:
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise RegistryError(f"unknown agent {name!r}{hint} (known{' in ' + namespace if namespace else ''}: {', '.join(pool) or 'none'})")
 
+class AgentImportError(RegistryError, ImportError):
+    """An entry point that cannot be imported: its module is not found, or lacks the attribute. A `RegistryError`
+    (so the CLI prints its one line and exits 2) and an `ImportError` (so callers that skip what is not importable
+    keep doing so)."""
+
 def load(entry_point: str) -> Callable:
-    "Import `package.module:attribute` and return the attribute."
+    """Import `package.module:attribute` and return the attribute. Raises `AgentImportError` in one line when the
+    module is not found (`mymod` not on the path: run from its folder or set PYTHONPATH) or has no such attribute
+    (naming the closest one); an error raised while the module itself runs (a syntax error, an import inside it that
+    fails) propagates unchanged, with its traceback."""
     mod, _, attr = entry_point.partition(":")
-    obj = importlib.import_module(mod)
-    for part in attr.split("."): obj = getattr(obj, part)
+    try: obj = importlib.import_module(mod)
+    except ModuleNotFoundError as e:
+        if e.name is None or not (mod == e.name or mod.startswith(e.name + ".")): raise   # a module it imports is missing: its own traceback
+        raise AgentImportError(f"cannot import {entry_point!r}: no module named {e.name!r} (run from the folder that holds "
+                               f"{mod.split('.')[0]}.py, or add that folder to PYTHONPATH)") from None
+    for i, part in enumerate(attr.split(".")):
+        if not hasattr(obj, part):
+            where = mod + "".join("." + p for p in attr.split(".")[:i])
+            close = difflib.get_close_matches(part, [n for n in dir(obj) if not n.startswith("_")], n=1)
+            raise AgentImportError(f"cannot import {entry_point!r}: {where} has no attribute {part!r}"
+                                   + (f"; did you mean {close[0]!r}?" if close else "")) from None
+        obj = getattr(obj, part)
     return obj
 
 # %% ../../../nbs/agents/00_base.ipynb #3b8bb0b9
@@ -253,7 +272,9 @@ def parse_options(pairs: list[str] | None) -> dict:
     return out
 
 def check_options(fn: Callable, options: dict, name: str = "") -> None:
-    "Raise `RegistryError` in one line when `options` do not fit `fn`'s signature (unknown or missing names)."
+    """Raise `RegistryError` in one line when `options` do not fit `fn`'s signature: an unknown or missing name, or a
+    value of another kind than the option takes (`_option_kind`; the rules of `--set`, `check_param_value`). An int
+    given for a float option is made that float in `options`."""
     sig = inspect.signature(fn)
     ps = sig.parameters
     if any(p.kind is p.VAR_KEYWORD for p in ps.values()): known = None
@@ -266,6 +287,27 @@ def check_options(fn: Callable, options: dict, name: str = "") -> None:
                                     + f" (options: {', '.join(known) or 'none'})")
     missing = [k for k, p in ps.items() if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and k not in options]
     if missing: raise RegistryError(f"{name or fn.__name__}: missing option {missing[0]!r}")
+    for k, v in options.items():   # a value of another kind than the option's default (seed=abc): one line now, not a traceback later
+        kinds = _option_kinds(ps[k]) if k in ps else None
+        if kinds is None or not isinstance(v, (type(None), bool, int, float, str, list, tuple, dict)): continue   # a Path or an object from Python: its own business
+        try: options[k] = check_param_value(k, v, kinds)
+        except ParamsError as e: raise RegistryError(f"{name or fn.__name__}: {e}") from None
+
+_ANN_KINDS = {"int": "int", "float": "float", "str": "str", "bool": "bool", "None": "null"}
+
+def _option_kinds(p: inspect.Parameter) -> set[str] | None:
+    """The kinds (`guilab.core.check_param_value`'s names) an option takes: from its annotation when that is a union of
+    `int`, `float`, `str`, `bool` and `None` (`int | None`: int or null), else from its default (`seed=0`: int); None
+    (any value) for any other annotation, a None default or neither. A None default also admits null."""
+    ann = p.annotation
+    if ann is not p.empty:
+        parts = [t.strip() for t in (ann if isinstance(ann, str) else getattr(ann, "__name__", "?")).split("|")]
+        if all(t in _ANN_KINDS for t in parts): return {_ANN_KINDS[t] for t in parts} | ({"null"} if p.default is None else set())
+        return None
+    d = p.default
+    if d is p.empty or d is None: return None
+    return {"bool"} if isinstance(d, bool) else {"int"} if isinstance(d, int) else {"float"} if isinstance(d, float) else \
+           {"str"} if isinstance(d, str) else None
 
 def options_of(entry_point: str) -> list[str]:
     "The options of an entry point as `name=default` (`name` when required), from its signature (for `--agent` help)."

@@ -460,6 +460,26 @@ class GraceBench(Benchmark):
         return [{"id": f"{t['id']}|{c}", "task": t, "condition": c}
                 for t in self.task_list() for c in self.settings["conditions"]]
 
+    def first(self, tasks: list[dict], n: int) -> list[dict]:
+        "The episodes of the first `n` GraceBench tasks, each in every condition (`--limit 2`: 2 tasks × 2 conditions)."
+        keep = list(dict.fromkeys(t["task"]["id"] for t in tasks))[:n]
+        return [t for t in tasks if t["task"]["id"] in set(keep)]
+
+    def run_warnings(self, agent, records: list[dict]) -> list[str]:
+        """One line when a screenshot agent met UTG replay without stored screens and never acted on an element or a
+        key in any episode (a pixel agent's clicks change nothing there, so it stops or spends its budget unseen)."""
+        s = self.settings
+        if s["mode"] != "utg" or not getattr(agent, "needs_screenshot", True): return []
+        screens = s["screens"] or (None if self._in_memory else self._paths()[1].parent / "screens")
+        if screens and Path(screens).is_dir(): return []
+        acted = any(isinstance(a, dict) and (a.get("type") == "key" or "element" in a)
+                    for r in records for a in (r.get("episode") or {}).get("trajectory", {}).get("actions", []))
+        if acted or not records: return []
+        return ["gracebench: mode=utg replays the UTG, which holds no screenshots here: obs['screenshot'] is None and a "
+                "click at coordinates changes nothing; act on obs['elements'] with {'type': 'click', 'element': ID} and on "
+                "obs['keys'] with {'type': 'key', 'key': K} (a text agent sets needs_screenshot = False), or run the live "
+                "app with --setting mode=online"]
+
     def episode_seed(self, task, seed: int) -> int:
         "The run's seed itself: the env and the agents derive each episode's streams from (seed, task id, condition)."
         return int(seed)
