@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-stamp
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup system-deps reproduce gpu-smoke test check-export lint-imports nbtest pytest perf clean
+.PHONY: setup system-deps reproduce docs gpu-smoke test check-export lint-imports nbtest pytest perf clean
 
 setup: $(STAMP) system-deps
 
@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[dev,browser,train,apps]'
+	$(BIN)/python -m pip install -q -e '.[dev,browser,train,apps,docs]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (guilab)" >/dev/null
 	@# Jupyter pre-save hook: notebooks of nbs/ saved from JupyterLab are nbdev-clean (no display-name or count diffs)
 	mkdir -p $(VENV)/etc/jupyter
@@ -54,6 +54,11 @@ system-deps: $(STAMP)
 reproduce: setup
 	$(BIN)/guilab reproduce --params params/default.yaml
 
+# The documentation site, offline (docs/build.py: Sphinx + MyST-NB): README, guides, the library notebooks, the executed
+# reproduction notebooks and the gallery, into _docs/html (open _docs/html/index.html). tests/test_docs.py builds and opens it.
+docs: setup
+	$(BIN)/python docs/build.py
+
 # One GPU, ≤ 10 min: params/full.yaml's GPU code paths at tiny scale (guilab.gpu). Needs the gpu extra (vLLM, DeepSpeed)
 # and a CUDA build of torch, which `setup` does not install (it pins the CPU wheel); says NOT RUN and exits 2 without a GPU.
 gpu-smoke: setup
@@ -68,7 +73,7 @@ check-export: setup
 	  diff <(echo "$$before") <(echo "$$after") | grep '^[<>]' | awk '{print $$1, $$3}' | sort -u -k2; exit 1; \
 	else echo "lib/ equals a fresh export of nbs/"; fi
 
-# Import layers (README "Architecture"; contracts in pyproject.toml [tool.importlinter]): no cycle, no upward import.
+# Import layers (docs/architecture.md; contracts in pyproject.toml [tool.importlinter]): no cycle, no upward import.
 lint-imports: setup
 	$(BIN)/lint-imports --no-cache
 

@@ -1,4 +1,4 @@
-"""guilab.browser: a real JupyterLab server driven by headless Chromium (README (Inputs, models and scale) real-app capture)."""
+"""guilab.browser: a real JupyterLab server driven by headless Chromium (docs/records.md#inputs-models-and-scale real-app capture)."""
 import json, os, socket, time, urllib.request
 
 import psutil

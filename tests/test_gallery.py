@@ -197,3 +197,18 @@ def test_gallery_of_figures_in_chromium(tmp_path):
     write_gallery(out)
     from guilab.claims import load_claims
     check(open_gallery(out / "index.html"), min_tables=10, quotes=bool(load_claims()))
+
+
+def test_every_gallery_item_links_the_notebook_that_made_it():
+    """In the committed gallery each item whose notebook has an executed copy in figures/notebooks/ links it, in the
+    item's status line (HTML) and in its row of figures/README.md."""
+    import re
+    from guilab.reproduce import load_gallery
+    out = ROOT / "figures"
+    g = load_gallery(None)
+    items = [it for s in g["seeds"] for it in s["items"]] + list(g.get("extras", []))
+    made = {it["notebook"] for it in items if it.get("notebook") and (out / "notebooks" / f"{it['notebook']}.ipynb").is_file()}
+    assert made, "no gallery item names an executed notebook"
+    html, md = (out / "index.html").read_text(), (out / "README.md").read_text()
+    assert set(re.findall(r"href='notebooks/([\w-]+)\.ipynb'>executed notebook<", html)) == made
+    assert set(re.findall(r"\[executed notebook\]\(notebooks/([\w-]+)\.ipynb\)", md)) == made

@@ -51,7 +51,7 @@ def test_key_action_follows_the_keyboard_edge_on_the_utg(bench):
 
 
 def test_observations_and_public_info_hold_no_node_id(bench):
-    "README (What an agent may see): what a non-privileged agent gets on any task, along random walks, names no UTG node."
+    "docs/what-an-agent-may-see.md: what a non-privileged agent gets on any task, along random walks, names no UTG node."
     nodes = set(bench.G.nodes)
     seen = set()
     class _Spy(Agent):
@@ -125,7 +125,7 @@ class _LeakyGrace(GraceBench):
 
 
 def test_leak_probe_scores_at_chance_unless_the_observation_leaks(tmp_path):
-    """README (What an agent may see) on GraceBench: the leak probe (every label and coordinate of its inputs) is no better than random on
+    """docs/what-an-agent-may-see.md on GraceBench: the leak probe (every label and coordinate of its inputs) is no better than random on
     the UTG tasks; the positive control shows the probe would find the reference path if observations held it."""
     sr = {}
     for name, bm, agent in [("probe", GraceBench(), "probe/leak"), ("random", GraceBench(), "random"),

@@ -1,5 +1,5 @@
 """LBS grounding as a benchmark of the one harness (guilab.bench + GroundingBench): it runs out of the box on its
-default synthetic data; the README (What an agent may see) leak probe scores at chance on it and high when an observation leaks the
+default synthetic data; the docs/what-an-agent-may-see.md leak probe scores at chance on it and high when an observation leaks the
 target (positive control); a policy whose replies never parse is counted and warned about; an unreachable model
 endpoint ends the run in an EvaluationError with no episode scored."""
 import json, subprocess, sys
@@ -26,7 +26,7 @@ def test_default_data_runs_offline(tmp_path):
 
 
 class LeakyZoomEnv(ZoomEnv):
-    "A deliberately broken env: its observations carry the target box (what README (What an agent may see) forbids)."
+    "A deliberately broken env: its observations carry the target box (what docs/what-an-agent-may-see.md forbids)."
     def _obs(self):
         return {**super()._obs(), "bbox": list(self.sample.bbox)}
 

@@ -1,5 +1,5 @@
-"""Import layers (README (Architecture)): the import-linter contracts in pyproject.toml hold for lib/guilab, they catch a cycle,
-an upward import and an unplaced part in a toy package, and the README's architecture table says what they say."""
+"""Import layers (docs/architecture.md): the import-linter contracts in pyproject.toml hold for lib/guilab, they catch a cycle,
+an upward import and an unplaced part in a toy package, and the architecture page's table (docs/architecture.md) says what they say."""
 import os, re, subprocess, sys, tomllib
 from pathlib import Path
 from conftest import ROOT
@@ -67,7 +67,7 @@ def test_contracts_catch_a_cycle_an_upward_import_and_an_unplaced_part(tmp_path)
 
 
 def test_readme_architecture_table_matches_the_contract():
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "architecture.md").read_text()
     sec = text[text.index("## Architecture"):]
     sec = sec[: sec.index("\n## ", 1)] if "\n## " in sec[1:] else sec
     rows = re.findall(r"^\|\s*(\d)\s*\|\s*`guilab\.(\w+)`", sec, re.M)

@@ -1,4 +1,4 @@
-"""The workbook's shape (README (Architecture; Evaluate an agent on every benchmark)): layout, parameters cells, the CLI, importability from anywhere."""
+"""The workbook's shape (docs/architecture.md; docs/evaluate.md): layout, parameters cells, the CLI, importability from anywhere."""
 import json, subprocess, sys, tomllib
 from pathlib import Path
 from conftest import ROOT, GUILAB
@@ -66,7 +66,7 @@ def test_environment_yml_mirrors_pyproject():
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d)
     names = {re.split(r"[<>=\[ ]", s)[0].lower() for s in pip}
     od = cfg["project"]["optional-dependencies"]
-    want = cfg["project"]["dependencies"] + od["dev"] + od["browser"] + od["train"] + od["apps"]
+    want = cfg["project"]["dependencies"] + od["dev"] + od["docs"] + od["browser"] + od["train"] + od["apps"]
     missing = [s for s in want if re.split(r"[<>=\[ ]", s)[0].lower() not in names]
     assert not missing, f"environment.yml pip section lacks {missing}"
     assert "torch==2.13.0" in pip

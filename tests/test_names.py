@@ -76,7 +76,7 @@ def test_same_meaning_list_is_needed(modules):
 
 
 def test_names_of_record_unchanged():
-    "README (Use the library)'s public API of record keeps its names."
+    "docs/evaluate.md#use-the-library's public API of record keeps its names."
     from guilab.geo.kernel import Construction  # noqa: F401
     from guilab.pagebench.metrics import score, otc  # noqa: F401
     from guilab.grounding.zoom import ZoomSession, parse_reply  # noqa: F401

@@ -123,7 +123,7 @@ def test_reproduce_only_judges_what_ran_into_the_folder(tmp_path):
 
 
 def test_gallery_header_names_the_commit_the_stages_ran_from():
-    "The committed gallery's header, each stage's line and the README's Time paragraph name the one commit the stages ran from."
+    "The committed gallery's header, each stage's line and the performance page's Time paragraph name the one commit the stages ran from."
     from guilab.reproduce import stages_commit_text
     man = json.loads((ROOT / "figures" / "manifest.json").read_text())
     commits = {e["git"]["commit"] for e in man["notebooks"].values()}
@@ -132,17 +132,18 @@ def test_gallery_header_names_the_commit_the_stages_ran_from():
     html = (ROOT / "figures" / "index.html").read_text()
     assert stages_commit_text(man) == f"commit {sha[:8]}, all {len(man['notebooks'])} stages" and stages_commit_text(man) in html
     assert set(re.findall(r"commit ([0-9a-f]{7,40})", html)) == {sha[:8]}
-    readme = (ROOT / "README.md").read_text()
-    time_par = next(l for l in readme.splitlines() if l.startswith("**Time**"))
+    perf = (ROOT / "docs" / "performance.md").read_text()
+    time_par = next(l for l in perf.splitlines() if l.startswith("**Time**"))
     assert f"clean checkout of {sha[:7]}" in time_par
 
 
 def test_served_checkpoint_recipe(tmp_path):
-    """README "Evaluate a checkpoint": `guilab train sft --config params/smoke.yaml` prints the checkpoint folder the
+    """docs/gpus-and-endpoints.md "Evaluate a checkpoint": `guilab train sft --config params/smoke.yaml` prints the checkpoint folder the
     recipe's `ls -d runs/smoke/train/sft-*` finds, and `guilab serve` of it answers `GET /v1/models` (plain
     `transformers serve` answers 500 without a hub cache); Ctrl-C stops it with one line and exit 0."""
-    readme = (ROOT / "README.md").read_text()
-    assert "CKPT=$(ls -d $PWD/runs/smoke/train/sft-* | head -1)" in readme and "runs/train/sft" not in readme
+    page = (ROOT / "docs" / "gpus-and-endpoints.md").read_text()
+    assert "CKPT=$(ls -d $PWD/runs/smoke/train/sft-* | head -1)" in page and "guilab serve $CKPT" in page
+    assert not any("runs/train/sft" in p.read_text() for p in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
     small = ["train.data.problems=[generated:3:0]", "train.model.image_size=224", "train.model.loc_bins=32", "train.copy_warmup=null",
              "train.sft.max_examples=8", "train.sft.per_device_train_batch_size=4", "train.sft.max_steps=2"]
     r = guilab("train", "sft", "--config", "params/smoke.yaml", "--quiet", "--set", f"train.runs_dir={tmp_path}", *small, timeout=900)

@@ -19,7 +19,7 @@ from guilab.pagebench.problems import (
 EUCLID = euclid_problems()
 GEN = generate_problems(1000, 0)
 
-# README (Records, geometry and categories) subset (Point(obj, t) is the kernel's point-on-object; Vector only nested in Translate)
+# docs/records.md subset (Point(obj, t) is the kernel's point-on-object; Vector only nested in Translate)
 SUBSET = {"Point", "Segment", "Line", "Ray", "PerpendicularLine", "PerpendicularBisector", "AngleBisector", "Midpoint",
           "Circle", "Semicircle", "Intersect", "Tangent", "Polygon", "Angle", "Distance", "Text", "Rotate", "Reflect",
           "Translate", "Dilate"}

@@ -1,4 +1,4 @@
-"Cases from a review of guilab.stability (README (Metrics of record; What an agent may see)): exact Spearman at n = 8, clear errors for bad subgraphs."
+"Cases from a review of guilab.stability (docs/metrics.md; docs/what-an-agent-may-see.md): exact Spearman at n = 8, clear errors for bad subgraphs."
 import math
 import pytest
 from guilab.stability.analysis import spearman_test

@@ -51,7 +51,7 @@ def test_check_env_and_registration(env):
 
 
 def test_the_task_is_privileged(env):
-    """README (What an agent may see): the observation carries the instruction; the task (reference solution, checker, authored criteria)
+    """docs/what-an-agent-may-see.md: the observation carries the instruction; the task (reference solution, checker, authored criteria)
     is only under info[PRIVILEGED] at reset, and nothing public names it."""
     from guilab.agents.base import PRIVILEGED, public_info
     from guilab.vlaa.tasks import load_task_suite
@@ -111,7 +111,7 @@ def test_oracle_noop_lint_resume_and_guard(env, tmp_path, monkeypatch, capsys):
 
 
 def test_leak_probe_scores_at_chance(env, tmp_path):
-    """README (What an agent may see): the leak probe copies every label and coordinate it is shown; on the suite it sees the screenshot,
+    """docs/what-an-agent-may-see.md: the leak probe copies every label and coordinate it is shown; on the suite it sees the screenshot,
     the accessibility text and the instruction only, and scores no better than `noop`, which scores 0."""
     from guilab.bench import evaluate
     from guilab.vlaa.evaluate import VLAABench

@@ -73,7 +73,7 @@ def run_outside_loop(fn: Callable, *args, **kwargs):
 NOTIFICATION_SETTINGS = {"fetchNews": "false", "checkForUpdates": False, "doNotDisturbMode": True}
 # Lab extensions switched off in the capture profile (`labconfig/page_config.json`): the `notebook` package (7.x)
 # adds "Open in…" / "Notebook" menu items and toolbar buttons to JupyterLab; with it on, the UI's states depend on
-# whether that package happens to be installed, and a UTG explored without it no longer matches (issue 13).
+# whether that package happens to be installed, and a UTG explored without it no longer matches.
 DISABLED_EXTENSIONS = {"@jupyter-notebook/lab-extension": True}
 
 DEMO_NOTEBOOK = {
@@ -185,7 +185,7 @@ def server_call(url: str,                # the server base, e.g. "http://127.0.0
             if method != "GET" or e.code < 500 or attempt == 3: raise
             time.sleep(0.2 * 2 ** attempt)
 
-_server_call = server_call   # the name the modules used before issue 35
+_server_call = server_call   # the name the modules used before (kept for them)
 
 # %% ../../nbs/browser/00_browser.ipynb #407f7663
 @contextlib.contextmanager
@@ -637,7 +637,7 @@ class BrowserEnv(gym.Env):
     `truncated` after `max_steps` (None: never, the caller limits the steps). `info`: `{"step", "ok", "feedback",
     "refused" (reason or None), "ended_by" ("done"|"fail"|None), "workspace"}`; at reset also
     `info["privileged"] = {"task": task}` (`guilab.agents.base.PRIVILEGED`: the reference solution, the checker
-    and the authored criteria are for scoring and privileged agents only, README (What an agent may see)). Malformed actions are
+    and the authored criteria are for scoring and privileged agents only, docs/what-an-agent-may-see.md). Malformed actions are
     answered with `ok=False` and feedback (never raise). Call `close()` to stop the browser and the server."""
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
 
@@ -709,7 +709,7 @@ class BrowserEnv(gym.Env):
         self.page.wait_for_selector("#jp-main-dock-panel", timeout=60000)
         self.page.wait_for_function("() => !document.querySelector('#jupyterlab-splash') && document.body.dataset.jpThemeName", timeout=60000)
         # restored: an empty workspace (`?reset`) opens the launcher once the layout is restored; a quiet page alone is
-        # not proof (on a loaded machine the page was quiet for 150 ms before the launcher came, issue 35)
+        # not proof (on a loaded machine the page was quiet for 150 ms before the launcher came)
         self.page.wait_for_selector("#jp-main-dock-panel .jp-Launcher", state="visible", timeout=60000)
         self._settle(quiet_s=0.2, cap_s=10.0)
 
@@ -959,7 +959,7 @@ class BrowserEnv(gym.Env):
 
 # Deterministic for Gymnasium's checks: a seeded reset and the same action show the same screen, because every wait
 # is on a condition (the launcher of a restored layout, a quiet page). It was flagged nondeterministic after check_env
-# failed on a loaded machine; the cause was a reset observed while the layout was still restoring (issue 35).
+# failed on a loaded machine; the cause was a reset observed while the layout was still restoring.
 if "guilab/JupyterLab-v0" not in gym.registry:
     gym.register(id="guilab/JupyterLab-v0", entry_point="guilab.browser:BrowserEnv")
 

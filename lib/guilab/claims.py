@@ -140,7 +140,7 @@ def evidence_class(agents: list[dict],   # the agents behind a statistic: {"name
 # %% ../../nbs/03_claims.ipynb #189e19f4
 def agents_cell(agents,     # the agents behind one table row: `agent_card` dicts, or `Agent`s (their flags are read)
                ) -> str:
-    """The `agents` cell of a test table's row (README (Claims and verdicts)): a JSON list of agent cards
+    """The `agents` cell of a test table's row (docs/claims.md): a JSON list of agent cards
     `{"name", "learned", "privileged", "rater", "reference"}`, one per distinct name in first-seen order, `[]` for a
     statistic with no agent behind it (a property of the benchmark). The ledger computes the row's evidence class
     from it (`evidence_class`), so a notebook names who produced a number and never types its class. Raises

@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--device", default="cpu", help="transformers serve --device (default cpu)")
     v.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for the server to answer (default 180)")
     v.set_defaults(func=_cmd_serve)
-    s = sub.add_parser("schema", help="write the JSON schemas of guilab's records (README (Records, geometry and categories)) as <Record>.schema.json files")
+    s = sub.add_parser("schema", help="write the JSON schemas of guilab's records (docs/records.md) as <Record>.schema.json files")
     s.add_argument("--out", required=True, help="output folder")
     s.set_defaults(func=_cmd_schema)
     g = sub.add_parser("merge", help="join the shards of a run made with --shard K/N (PAGE Bench build or eval, grounding eval) into the files one machine writes")

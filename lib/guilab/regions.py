@@ -22,7 +22,7 @@ def _finite(*vs) -> bool:
 def point_in_box(x: float, y: float,  # point, pixels
                  box,                 # [x1, y1, x2, y2], pixels
                 ) -> bool:
-    "True when (x, y) lies in `box`, bounds inclusive (README (Metrics of record)). Non-finite or non-numeric points are outside."
+    "True when (x, y) lies in `box`, bounds inclusive (docs/metrics.md). Non-finite or non-numeric points are outside."
     if not _finite(x, y): return False
     x1, y1, x2, y2 = box
     return x1 <= x <= x2 and y1 <= y <= y2
@@ -35,7 +35,7 @@ def _on_segment(x, y, ax, ay, bx, by, eps=1e-9) -> bool:
 def point_in_polygon(x: float, y: float,  # point (pixels, or any units shared with `poly`)
                      poly,                # [[x, y], ...] vertices in order (>= 3), same units
                     ) -> bool:
-    """Even-odd ray casting (README (Metrics of record)); a point on an edge or a vertex counts as inside, like the inclusive box
+    """Even-odd ray casting (docs/metrics.md); a point on an edge or a vertex counts as inside, like the inclusive box
     test (see the module text for why this rule). Non-finite points are outside."""
     if not _finite(x, y): return False
     n = len(poly); inside = False
@@ -46,11 +46,11 @@ def point_in_polygon(x: float, y: float,  # point (pixels, or any units shared w
     return inside
 
 def point_in_target(x: float, y: float,        # point, pixels
-                    box_type: str,             # "bbox" or "polygon" (README (Records, geometry and categories) grounding sample)
+                    box_type: str,             # "bbox" or "polygon" (docs/records.md grounding sample)
                     bbox=None,                 # [x1, y1, x2, y2] pixels (box_type "bbox")
                     polygon=None,              # [[x, y], ...] pixels (box_type "polygon")
                    ) -> bool:
-    "The grounding hit test of README (Metrics of record): `point_in_polygon` for polygon targets, else `point_in_box`. Raises `ValueError` for a refusal target."
+    "The grounding hit test of docs/metrics.md: `point_in_polygon` for polygon targets, else `point_in_box`. Raises `ValueError` for a refusal target."
     if box_type == "refusal": raise ValueError("a refusal target has no region: it is hit only by a refusal")
     if box_type == "polygon": return point_in_polygon(x, y, polygon)
     return point_in_box(x, y, bbox)
@@ -59,7 +59,7 @@ def point_in_target(x: float, y: float,        # point, pixels
 def point_distance(x1: float, y1: float,  # first point, pixels
                    x2: float, y2: float,  # second point, pixels
                   ) -> float:
-    "Euclidean distance in pixels (`math.hypot`), the draw/drag rule of README (Metrics of record) `param_ok`."
+    "Euclidean distance in pixels (`math.hypot`), the draw/drag rule of docs/metrics.md `param_ok`."
     return math.hypot(x1 - x2, y1 - y2)
 
 def point_box_distance(x: float, y: float,  # point, pixels

@@ -277,7 +277,8 @@ def _item_state(it: dict, out: Path, runs: dict, params_file: str = "") -> dict:
                  + (f" with {' '.join(e['overrides'])}" if e.get("overrides") else "") + f", {e.get('seconds', '?')} s"
                  + (" (reused)" if e.get("reused") else "") + ("" if e.get("status") == "ok" else f", {e.get('status')}")
                  + ", " + _commit_text(e.get("git")))
-    return {"present": present, "missing": [a for a in arts if a not in present], "state": state, "run": run}
+    made_by = f"notebooks/{nb}.ipynb" if nb and (out/"notebooks"/f"{nb}.ipynb").is_file() else ""   # the executed notebook that made it
+    return {"present": present, "missing": [a for a in arts if a not in present], "state": state, "run": run, "notebook": made_by}
 
 def stages_commit_text(man: dict) -> str:
     """The gallery header's code status, from the commits the stages ran with (each stage records `git` at the start
@@ -529,13 +530,15 @@ def write_gallery(out: str | os.PathLike,            # the output folder of a ru
             mine = d[d["artefact"].isin(it.get("artefacts", []))] if len(d) else d
             vtxt = (" · claims: " + ", ".join(f"<a href='#claim-{E(str(c))}'>{E(str(c))}</a> <span class='{VERDICT_CLASS.get(v, '')}'>{E(str(v))}</span>"
                                               for c, v in zip(mine["id"], mine["verdict"]))) if len(mine) else ""
+            made = f" · <a href='{E(st['notebook'])}'>executed notebook</a>" if st["notebook"] else ""
             H.append(f"<div class='item {it.get('status', '')}'><h3>{E(it['item'])}: {E(it.get('title', ''))}</h3>"
-                     f"<p class='st'><b>{E(st['state'])}</b>{' · ' + E(st['run']) if st['run'] else ''}{vtxt}</p>")
+                     f"<p class='st'><b>{E(st['state'])}</b>{' · ' + E(st['run']) if st['run'] else ''}{made}{vtxt}</p>")
             if st["missing"] and st["present"]: H.append(f"<p class='missing'>missing: {E(', '.join(st['missing']))}</p>")
             H += [_html_artefact(out, a) for a in st["present"]]
             H.append("</div>")
             links = ", ".join(f"[{a}]({a})" for a in st["present"]) or "—"
-            M.append(f"| {it['item']}: {it.get('title', '')} | {st['state']} | {links} | {st['run'] or '—'} |".replace("\n", " "))
+            made = f"; [executed notebook]({st['notebook']})" if st["notebook"] else ""
+            M.append(f"| {it['item']}: {it.get('title', '')} | {st['state']} | {links} | {st['run'] or '—'}{made} |".replace("\n", " "))
         H.append("</details>"); M.append("")
     H.append("</body></html>")
     return atomic_write(out/"index.html", "\n".join(H)), atomic_write(out/"README.md", "\n".join(M))

@@ -25,20 +25,20 @@ class Policy:
     def __call__(self, messages, tools=None) -> str: return self.act(messages, tools)
 
 PRIVILEGED = "privileged"
-"The key of an env's `info` (at reset) that holds what only scoring and oracles may read (README (What an agent may see))."
+"The key of an env's `info` (at reset) that holds what only scoring and oracles may read (docs/what-an-agent-may-see.md)."
 
 class AgentError(RuntimeError):
     """An agent or the model behind it failed (an endpoint unreachable, a model folder missing): not a reply that
-    did not parse. The harness records the episode as an error and never scores it (README (Evaluate an agent on every benchmark))."""
+    did not parse. The harness records the episode as an error and never scores it (docs/evaluate.md)."""
 
 class Agent:
-    """Observation → action. `reset(obs, info)` starts an episode, `act(obs)` returns a GUI action dict (README (Records, geometry and categories),
+    """Observation → action. `reset(obs, info)` starts an episode, `act(obs)` returns a GUI action dict (docs/records.md,
     pixel coordinates are screenshot pixels), an `invalid(...)` record for a reply that could not be parsed, or
     `None` to stop. `format_errors` counts unparseable replies over the agent's life.
 
     Capabilities are attributes and methods with defaults, read by the harness and the frameworks (no `hasattr`
     probes): `privileged` — the agent is an oracle that reads the reference through `info[PRIVILEGED]` at reset
-    (README (What an agent may see): every other agent gets `info` without it, and tables label privileged rows); `needs_screenshot` —
+    (docs/what-an-agent-may-see.md: every other agent gets `info` without it, and tables label privileged rows); `needs_screenshot` —
     render screenshots into observations; `needs_anchors` — PAGE's `subtask_anchors` in observations (a privileged
     input of executors trained with it, labelled in tables); `tools` — the framework tools a manager gives it (VLAA);
     `bind(env)`, `feedback(kind, text)`, `criteria(obs)` — what a manager hands it or asks of it; `worker()` — the
@@ -46,7 +46,7 @@ class Agent:
 
     `learned` — the agent's behaviour was trained in this run from data it may see (a checkpoint this run's training
     wrote), not written by hand; set by whoever loads that checkpoint (`agent_card(agent, learned=True)` in a table).
-    Evidence classes of claims read these two flags (README (Claims and verdicts)): only learned, non-privileged
+    Evidence classes of claims read these two flags (docs/claims.md): only learned, non-privileged
     agents give a verdict on how agents behave."""
     format_errors: int = 0
     privileged: bool = False
@@ -108,7 +108,7 @@ def _jsonable(v):
 def _keep(x) -> bool: return not (hasattr(x, "shape") and getattr(x, "ndim", 0) >= 1) and type(x).__name__ not in ("Image",)
 
 def public_info(info: dict | None) -> dict:
-    "`info` without its privileged part (`info[PRIVILEGED]`): what a non-oracle agent may read at reset (README (What an agent may see))."
+    "`info` without its privileged part (`info[PRIVILEGED]`): what a non-oracle agent may read at reset (docs/what-an-agent-may-see.md)."
     return {k: v for k, v in (info or {}).items() if k != PRIVILEGED}
 
 def agent_is_privileged(agent) -> bool:

@@ -57,4 +57,4 @@ register("stability/model", "guilab.stability.policies:grace_model_agent",
 register("stability/tiny", "guilab.stability.policies:tiny_agent", "screenshot-only local transformers model (model_dir), greedy")
 register("stability/learned", "guilab.agents.som:som_agent", "text agent over set-of-mark action lines, a local model folder (model_dir), greedy")
 register("stability/learned_endpoint", "guilab.agents.som:som_endpoint_agent", "the same set-of-mark text agent over an OpenAI-compatible endpoint (base_url, model)")
-register("probe/leak", "guilab.agents.probe:LeakProbe", "README (What an agent may see) leak probe: copies every coordinate and label of its observation (must score at chance)")
+register("probe/leak", "guilab.agents.probe:LeakProbe", "docs/what-an-agent-may-see.md leak probe: copies every coordinate and label of its observation (must score at chance)")

@@ -48,7 +48,7 @@ def _decode_loc(text: str, loc: tuple) -> str:
 def parse_action(text: str,              # a model reply (any text)
                  loc: tuple | None = None,# (bins, width, height): also read `<loc_i>` coordinates as bin centres
                 ) -> dict | None:
-    """The first action of the grammar in a reply, as a README (Records, geometry and categories) action dict (`{'type':'done'}` for `done()`),
+    """The first action of the grammar in a reply, as a docs/records.md action dict (`{'type':'done'}` for `done()`),
     or None when the reply holds none (a format error). With `loc`, coordinates may be location tokens
     (PaliGemma / Florence-2 style: `<loc_i>`, i in [0, bins), x over the width, y over the height) and are
     returned as the bin centre in screenshot pixels. Never raises on model text."""
@@ -72,7 +72,7 @@ def parse_action(text: str,              # a model reply (any text)
         return {"type": kind, ("text" if kind == "type" else "key"): s}
     return {"type": "done"}
 
-def format_action(a: dict,                 # a README (Records, geometry and categories) action dict
+def format_action(a: dict,                 # a docs/records.md action dict
                   loc: tuple | None = None,# (bins, width, height): write coordinates as `<loc_i>` tokens
                  ) -> str:
     """The grammar string of an action dict (inverse of `parse_action` with the same `loc`, up to the bin width
@@ -98,7 +98,7 @@ GRAMMAR_FILE = "guilab_grammar.json"
 class Grammar:
     """How a model writes coordinates: `loc_bins` location tokens per axis (0: pixel digits) over screenshots of
     `image_size` (width, height) pixels (None: any size); and whether it reads `anchors`, the app's positions of the
-    subtask's objects and of the point it makes (`new`), written in the same grammar (`guilab.pager.prompts.ANCHORS_LINE`, issue 15)."""
+    subtask's objects and of the point it makes (`new`), written in the same grammar (`guilab.pager.prompts.ANCHORS_LINE`)."""
     loc_bins: int = 0                     # location bins per axis; 0 = pixel digits
     image_size: tuple | None = None       # (width, height) of the training screenshots, pixels; None = not declared
     anchors: bool = False                 # the executor prompt carries the anchors line (trained so; default: screenshot only)

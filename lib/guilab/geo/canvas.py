@@ -399,7 +399,7 @@ KEY_ALIASES = {"enter": "enter", "return": "enter", "escape": "escape", "esc": "
 class GeoGUI:
     "The simulated GeoGebra Geometry GUI (see the module docs): `step(action)`, widget boxes, world↔pixel, rendering."
     def __init__(self,
-                 commands=(),                 # construction to start from (README (Records, geometry and categories) commands), e.g. a problem's givens
+                 commands=(),                 # construction to start from (docs/records.md commands), e.g. a problem's givens
                  window: dict | None = None,  # world window {'xmin','xmax','ymin','ymax'}; DEFAULT_WINDOW if None
                  size: tuple = DEFAULT_SIZE,  # screenshot (width, height) in pixels, at least 640x480
                  axes: bool = True,           # draw the axes
@@ -478,7 +478,7 @@ class GeoGUI:
 
     # ----- actions ---------------------------------------------------------------------------------------
     def step(self, action) -> StepResult:
-        "Apply one README (Records, geometry and categories) action (dict or `Action`); never raises for a bad action (returns ok=False instead)."
+        "Apply one docs/records.md action (dict or `Action`); never raises for a bad action (returns ok=False instead)."
         self._snap_taken = False
         try: a = action if isinstance(action, Action) else Action.from_dict(action)
         except RecordError as e: return self._done(False, f"bad action: {e}")
@@ -1460,7 +1460,7 @@ def tool_actions(gui: GeoGUI,            # the GUI (for widget boxes and the vie
                  value: str | None = None,  # dialog value (tools with a dialog)
                  open_menu: bool = True, # start with the category click (False when its menu is already open)
                 ) -> list[dict]:
-    "README (Records, geometry and categories) actions that use `tool` on `points` (world coordinates): category and tool clicks at box centres, draws, dialog typing."
+    "docs/records.md actions that use `tool` on `points` (world coordinates): category and tool clicks at box centres, draws, dialog typing."
     t = find_tool(tool)
     ctr = lambda b: ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
     acts = []

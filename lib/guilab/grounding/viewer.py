@@ -166,7 +166,7 @@ def write_viewer(trajectories,                       # a run folder, its records
     doc = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
            f'<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>'
            f'<div class="summary">{n} sample(s), {n_ok} correct ({100 * n_ok / n if n else 0:.1f}%). '
-           'Correctness recomputed from the target (README (Metrics of record): point in box, bounds inclusive).</div>'
+           'Correctness recomputed from the target (docs/metrics.md: point in box, bounds inclusive).</div>'
            + "".join(panels) + "</body></html>\n")
     atomic_write(out / "index.html", doc)
     written = {name for name, _ in originals.values()} | set(crop_names)

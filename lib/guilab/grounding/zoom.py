@@ -482,7 +482,7 @@ def is_correct(sample,                    # the target: a GroundingSample (box_t
                point,                     # [px, py] original pixels, or None (no answer)
                refusal: bool = False,     # the model refused
               ) -> bool:
-    """README (Metrics of record) correctness: refusal items need a refusal; otherwise the point must be in the box (bounds inclusive)
+    """docs/metrics.md correctness: refusal items need a refusal; otherwise the point must be in the box (bounds inclusive)
     or polygon."""
     if sample.box_type == "refusal": return bool(refusal)
     if refusal or point is None: return False

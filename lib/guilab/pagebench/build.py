@@ -261,7 +261,7 @@ def trajectories_digest(out: str | os.PathLike,   # a build folder (its trajecto
 GT_KEYS = ("type", "bbox", "point", "point2", "text", "key", "hit_range")
 
 def gt_step(step: dict) -> dict:
-    "The README (Records, geometry and categories) ground-truth part of a recorded step."
+    "The docs/records.md ground-truth part of a recorded step."
     return {k: step[k] for k in GT_KEYS if k in step}
 
 def eval_records(trajectories: Iterable[dict], pred: str = "oracle") -> list[dict]:

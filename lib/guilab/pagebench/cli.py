@@ -30,7 +30,7 @@ def _cmd_build(a) -> int:
     return 1 if (a.strict and st["failures"]) else 0
 
 def _cmd_eval(a) -> int:
-    "`guilab pagebench eval`: one `guilab.bench.evaluate` run of `PageBench`, plus the metrics file of record (README (Use the library))."
+    "`guilab pagebench eval`: one `guilab.bench.evaluate` run of `PageBench`, plus the metrics file of record (docs/evaluate.md#use-the-library)."
     from guilab.agents.base import agent_help, parse_options
     if a.list_agents:
         print(agent_help("pagebench")); return 0

@@ -114,7 +114,7 @@ class PageTaskEnv(gym.Env):
         return {inv.get(r, r): m for t, made in zip(self.traj["tasks"][: self._ti], self._made) for r, m in zip(t.get("created", []), made)}
 
     def record(self) -> dict:
-        "The PAGE evaluation record (README (Records, geometry and categories)) of the episode so far; closed loop adds `final_commands` and the OTC parts."
+        "The PAGE evaluation record (docs/records.md) of the episode so far; closed loop adds `final_commands` and the OTC parts."
         tasks = [{"task": t["task"], "gt": gt, "pred": pred} for t, gt, pred in zip(self.traj["tasks"], self._gt, self._pred)]
         if self.mode == "teacher_forced": return {"id": self.traj["id"], "tasks": tasks, "mode": "teacher_forced"}
         final = self.gui.construction.to_commands()
@@ -132,7 +132,7 @@ def run_problem(agent,                       # an Agent (or any object with act(
                 env: PageTaskEnv | None = None,  # an env to reuse (default: a new one)
                ) -> dict:
     """Run `agent` on one built trajectory: one `run_episode` over a `PageTaskEnv`. Returns `{"record", "format_errors",
-    "n_steps"}` with `record` the evaluation record (README (Records, geometry and categories); closed loop adds `final_commands`, the OTC parts and
+    "n_steps"}` with `record` the evaluation record (docs/records.md; closed loop adds `final_commands`, the OTC parts and
     `mode`, teacher forced adds `mode`)."""
     agent = as_agent(agent)
     render = agent.needs_screenshot if render is None else render
@@ -158,7 +158,7 @@ def default_build() -> Path:
 class PageBench(Benchmark):
     """PAGE Bench for `guilab.bench.evaluate`: one task per kept trajectory of a build (`data`, default `default_build()`)
     in `split`, run in `mode` with `margin` (see `run_problem`); `score` is the problem's AA/PA/SSR/TSR/MPS (and OTC,
-    S_pt, S_cmd in closed loop, ×100); `aggregate` the table's metrics over the problems (macro averages, README (Metrics of record),
+    S_pt, S_cmd in closed loop, ×100); `aggregate` the table's metrics over the problems (macro averages, docs/metrics.md,
     `judge: off`: FRS = OTC). Raises `FileNotFoundError` when `data` is not a build folder and `ValueError` for an
     unknown mode, a split without kept trajectories, or `ids` naming a problem without one."""
     name, namespace, unit = "pagebench", "pagebench", "problem"
@@ -202,7 +202,7 @@ class PageBench(Benchmark):
     def aggregate(self, records: list[dict]) -> dict: return page_metrics([r["episode"]["record"] for r in records])
 
 def page_metrics(recs: list[dict]) -> dict:
-    "Table 2's step and final metrics over PAGE evaluation records (×100; README (Metrics of record)), judge off (FRS = OTC); NaN finals in teacher forcing."
+    "Table 2's step and final metrics over PAGE evaluation records (×100; docs/metrics.md), judge off (FRS = OTC); NaN finals in teacher forcing."
     m = score(recs)
     fin = [r for r in recs if "otc" in r]
     m["OTC"] = 100 * sum(r["otc"] for r in fin) / len(fin) if fin and len(fin) == len(recs) else float("nan")
@@ -212,7 +212,7 @@ def page_metrics(recs: list[dict]) -> dict:
     return m
 
 def page_records(out) -> list[dict]:
-    "The PAGE evaluation records (README (Records, geometry and categories)) of a finished `guilab.bench.evaluate` run of `PageBench` in `out`, in task order."
+    "The PAGE evaluation records (docs/records.md) of a finished `guilab.bench.evaluate` run of `PageBench` in `out`, in task order."
     from guilab.bench import read_episodes
     return [e["episode"]["record"] for e in read_episodes(out)]
 

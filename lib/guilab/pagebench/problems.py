@@ -295,7 +295,7 @@ def _flat(args): return [a for x in args for a in (x if isinstance(x, list) else
 
 def categories_for(problem,   # a `Problem` or a problem dict with construction, givens, checks, text (statement, scene optional)
                   ) -> list[str]:
-    """The capability labels of `problem`, in `CATEGORIES` order, by these rules (the table above; README (Records, geometry and categories)):
+    """The capability labels of `problem`, in `CATEGORIES` order, by these rules (the table above; docs/records.md):
 
     - tool_grounding: a dependent step's tool is in `NAMED_TOOLS` (a one-step named construction or a typed parameter).
     - object_construction: a dependent step builds a polygon or circle that is not a helper.

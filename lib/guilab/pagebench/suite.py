@@ -32,7 +32,7 @@ def agent_records(data: str | os.PathLike,     # a build folder
                   out: str | os.PathLike | None = None,  # the run folder (default: a new temporary one)
                   progress: bool = False,
                   **options) -> list[dict]:
-    """The PAGE evaluation records (README (Records, geometry and categories)) of one `guilab.bench.evaluate` run of `agent` on the build's kept
+    """The PAGE evaluation records (docs/records.md) of one `guilab.bench.evaluate` run of `agent` on the build's kept
     trajectories in `mode`, in the build's order. Raises `guilab.bench.EvaluationError` when an episode errored."""
     import tempfile
     out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="page-records-"))
@@ -63,7 +63,7 @@ def coordinate_errors(record: dict,      # a closed-loop record (with `final_com
 
 # %% ../../../nbs/pagebench/12_suite.ipynb #c391f974
 TABLE2_METRICS = ("AA", "PA", "SSR", "TSR", "MPS", "OTC", "TC", "VS", "GL", "FRS", "OS")
-"Table 2's columns by metric name (README (Metrics of record); TC/VS/GL are the judge's scores)."
+"Table 2's columns by metric name (docs/metrics.md; TC/VS/GL are the judge's scores)."
 TABLE_TITLES = {"MPS": "Middle", "OTC": "O-Comp", "TC": "S-Comp", "VS": "S-Vis", "GL": "S-Geo", "FRS": "Final", "OS": "Overall"}
 "The seed's column titles (Table 2) of the metrics that have other names there; used in tables only."
 ROW_COLUMNS = tuple(TABLE_TITLES.get(k, k) for k in TABLE2_METRICS)
@@ -74,7 +74,7 @@ def summary_row(records: list[dict],   # evaluation records of one agent and mod
                ) -> dict:
     """Table 2 values (×100) by metric name: AA, PA, SSR, TSR, MPS, OTC (×100), TC/VS/GL (judge, NaN when off), FRS,
     OS; plus `format_errors`, `problems` and (closed loop) `judge_failures`. Teacher-forced records: the final-result
-    metrics (OTC onwards) are NaN. README (Metrics of record) defines each."""
+    metrics (OTC onwards) are NaN. docs/metrics.md defines each."""
     m = score(records)
     row = {k: m[k] for k in ("AA", "PA", "SSR", "TSR", "MPS")}
     nan = float("nan")

@@ -21,7 +21,7 @@ class PagerAgent(Agent):
     """Planner + executor; `plans` keeps every problem's `Plan` (with its format errors). Raises `ValueError` in one
     line for options that do not fit together (a model planner without a policy, `max_tokens` without one, ...).
     With the oracle planner (it plans from the reference construction) or the scripted executor (it grounds from the
-    reference steps) the agent is `privileged` (README (What an agent may see)) and reads them from the env's `info[PRIVILEGED]`; a model
+    reference steps) the agent is `privileged` (docs/what-an-agent-may-see.md) and reads them from the env's `info[PRIVILEGED]`; a model
     planner reads only the problem's text, givens and window, and a policy executor the observation."""
     def __init__(self, policy=None,            # Policy, endpoint URL, model folder or params endpoint name (None: scripted executor, oracle planner)
                  planner: str = "oracle",      # "oracle" or "model"

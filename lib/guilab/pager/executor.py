@@ -25,7 +25,7 @@ class PolicyExecutor:
     needs_screenshot = True
     @property
     def inputs(self) -> list[str]:
-        "What this executor reads (for table notes; README (What an agent may see)): never the created point's pixel."
+        "What this executor reads (for table notes; docs/what-an-agent-may-see.md): never the created point's pixel."
         return ["screenshot", "subtask", "route", "view (world window, canvas box)", "completed subtasks", "actions so far"] + \
                (["set-of-mark positions of objects on the canvas (environment-aware)"] if self.anchors else [])
     def __init__(self, policy,                   # a Policy: act(messages) -> str

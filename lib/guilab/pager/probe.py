@@ -78,7 +78,7 @@ class CopyProbe(Agent):
 
 # %% ../../../nbs/pager/04_probe.ipynb #e545e08c
 def copy_probe_summary(log: list[dict],          # `CopyProbe.log`
-                       tol_px: float = 5.0,      # PA's tolerance (README (Metrics of record)), pixels
+                       tol_px: float = 5.0,      # PA's tolerance (docs/metrics.md), pixels
                        canvas_area: float = 1168 * 704,   # the 1280x800 GUI's canvas, pixels²
                       ) -> dict:
     """`{'new_point_steps', 'within', 'share', 'chance', 'selection_steps', 'selection_share'}`: shares in [0, 1]."""

@@ -84,8 +84,7 @@ def executor_prompt(subtask: str,              # the subtask (a GeoGebra command
                    ) -> str:
     """The executor's instruction for one step: the subtask and its route as the planner writes it, the view, the
     completed subtasks and this subtask's actions so far. With `anchors` (even an empty list) the line
-    `ANCHORS_LINE` ends the prompt. These are all the executor reads besides the screenshot (README (What an agent
-    may see)): never the pixel of the point the subtask creates."""
+    `ANCHORS_LINE` ends the prompt. These are all the executor reads besides the screenshot (docs/what-an-agent-may-see.md): never the pixel of the point the subtask creates."""
     p = EXECUTOR_PROMPT.format(subtask=subtask, done="; ".join(done[-20:]) or "none", history="; ".join(history) or "none",
                                width=size[0], height=size[1], route=route_text(route), view=view_text(view, loc))
     return p if anchors is None else f"{p}\n{ANCHORS_LINE.format(anchors=anchor_text(anchors, loc))}"

@@ -57,7 +57,7 @@ def synthetic_records(n_actions: int = 224_497,  # ground-truth steps in all
                       n_problems: int = 4_906,   # problems, tasks assigned at random
                       seed: int = 0,             # `guilab.core.rng` seed
                      ) -> list[dict]:
-    "PAGE evaluation records (README (Records, geometry and categories)) of a given size: click/draw/type/key steps in 1280-px screenshot coordinates, predictions with 4-px noise, every 7th task missing its last action."
+    "PAGE evaluation records (docs/records.md) of a given size: click/draw/type/key steps in 1280-px screenshot coordinates, predictions with 4-px noise, every 7th task missing its last action."
     g = rng(seed, "synthetic_records")
     task_sizes = np.full(n_tasks, n_actions // n_tasks); task_sizes[: n_actions - task_sizes.sum()] += 1
     prob_of_task = np.sort(g.integers(0, n_problems, n_tasks))

@@ -32,7 +32,7 @@ def _ramp(d: float, tol: float, ramp: float) -> float:
     return max(0.0, 1.0 - (d - tol) / ramp) if math.isfinite(d) else 0.0
 
 def reward_terms(a,                     # predicted action dict (None / a string: a format error)
-                 g: dict,               # ground-truth step (README (Records, geometry and categories): type, bbox / point / point2 / text / key)
+                 g: dict,               # ground-truth step (docs/records.md: type, bbox / point / point2 / text / key)
                  tol_px: float = 5.0,   # full credit radius for draws, screenshot pixels (PA's tolerance)
                  ramp_px: float = 100.0,# distance beyond the box / tolerance at which the parameter term reaches 0, pixels
                 ) -> dict:

@@ -79,7 +79,7 @@ def _crop_boxes(t: dict) -> list[list[float]]:
 
 # %% ../../../nbs/train/00_rewards.ipynb #d1fdd59e
 def zoomin_accuracy(completions, **kwargs) -> list[float]:
-    "1.0 when the final point is in the target (refusal items: when the model refused), else 0.0 (README (Metrics of record))."
+    "1.0 when the final point is in the target (refusal items: when the model refused), else 0.0 (docs/metrics.md)."
     return [1.0 if _correct(t, g) else 0.0 for t, g in _items(completions, kwargs)]
 
 def crop_process_terms(t: dict, g: dict) -> dict:
@@ -97,7 +97,7 @@ def crop_process_terms(t: dict, g: dict) -> dict:
     return {"best_iou": max(ious, default=0.0), "redundant": red, "crops": len(crops)}
 
 def zoomin_crop_process_gated(completions, **kwargs) -> list[float]:
-    "1[correct] × best crop IoU − 0.1 × redundant crops − 0.05 × crops (README (Metrics of record))."
+    "1[correct] × best crop IoU − 0.1 × redundant crops − 0.05 × crops (docs/metrics.md)."
     out = []
     for t, g in _items(completions, kwargs):
         c = crop_process_terms(t, g)

@@ -52,7 +52,7 @@ def zoom_ocr_settings(cfg: dict | None = None) -> dict:
 
 def zoom_ocr_enabled(cfg: dict | None) -> bool:
     """Whether a reproduction run trains (and evaluates) the zoom policy: `cfg["enabled"]` (params
-    `train.zoom_ocr.enabled`, True when absent). `params/default.yaml` sets it false (issue 39, the hour: at the
+    `train.zoom_ocr.enabled`, True when absent). `params/default.yaml` sets it false (the hour: at the
     scales that fit the hour the policy did not learn; see the measurements written there), `extended.yaml` and
     `smoke.yaml` true; `guilab train zoom-ocr` trains whatever it says. Raises `TypeError` when it is not a bool."""
     v = (cfg or {}).get("enabled", True)

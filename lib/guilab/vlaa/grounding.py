@@ -14,7 +14,7 @@ __all__ = ['ground']
 def ground(screenshot,                   # H×W×3 uint8 array or PIL image
            description: str,             # what to find, e.g. "New Folder" or "the Save button"
            policy_factory=None,          # policy_factory(session, description) -> callable(messages) -> reply text; None: OCR with zoom
-           max_turns: int = 6,           # protocol turns (README (Metrics of record))
+           max_turns: int = 6,           # protocol turns (docs/metrics.md)
           ) -> dict:
     """Ground `description` on the screenshot: `{'point': [x, y] screenshot pixels or None, 'n_crops', 'status',
     'error'}`. Never raises for an unfound target (point None, status names why); raises nothing for a missing

@@ -25,7 +25,7 @@ def page_judge(env) -> dict:
     return {"ok": True, "reason": "UI settled"}
 
 class CompletenessVerifier:
-    "Completion gate + judge + 3-rejection rule (seed `002_…` §2.2 A; README (Metrics of record))."
+    "Completion gate + judge + 3-rejection rule (seed `002_…` §2.2 A; docs/metrics.md)."
     def __init__(self, max_criteria: int = 3,   # criteria fixed at step 1
                  max_rejections: int = 3,        # rejections in a row before the episode ends
                  judge=page_judge,               # judge(env) -> {"ok", "reason"}; None: no second level
