@@ -44,11 +44,21 @@ def test_site_has_every_page(site):
     names = {p.relative_to(site).as_posix() for p in _pages(site)}
     want = {"index.html", "getting-started.html", "evaluate.html", "metrics.html", "claims.html", "performance.html",
             "architecture.html", "api/index.html", "api/agents/base.html", "api/bench/bench.html", "repro/index.html",
-            "repro/gracebench.html", "gallery/index.html"}
+            "repro/gracebench.html", "gallery/index.html", "contributing.html", "changelog.html"}
     assert want <= names, want - names
     n_lib = sum(1 for p in (ROOT / "nbs").rglob("*.ipynb") if "repro" not in p.parts)
     assert sum(n.startswith("api/") and n != "api/index.html" for n in names) == n_lib
     assert sum(n.startswith("repro/") and n != "repro/index.html" for n in names) == len(list((ROOT / "figures" / "notebooks").glob("[!.]*.ipynb")))
+
+
+def test_performance_page_holds_the_manifests_stages():
+    "docs/performance.md's stage table is the committed run of record's (`make docs` rewrites it after a new run)."
+    import json
+    page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    block = page.split(docs_build.PERF_BEGIN, 1)[1].split(docs_build.PERF_END, 1)[0].strip()
+    man = json.loads((ROOT / "figures" / "manifest.json").read_text(encoding="utf-8"))
+    assert block == docs_build.stages_block(man).strip(), "run `make docs` after regenerating figures/"
+    assert "| gracebench | browser |" in block and f"{len(man['notebooks'])} stages" in block
 
 
 def test_every_internal_link_resolves(site):

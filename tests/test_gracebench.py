@@ -153,7 +153,7 @@ def test_aggregate_gives_table2_cells(tmp_path):
 def test_eval_cli_runs_gracebench(tmp_path, capsys):
     assert main(["eval", "gracebench", "--agent", "oracle", "--out", str(tmp_path), "--limit", "2", "--quiet", "--json"]) == 0
     out = capsys.readouterr().out
-    m = json.loads(out[: out.rindex("}") + 1])["metrics"]
+    m = json.loads(out)["metrics"]
     assert m["SR"] == 1.0 and m["n"] == 4 and m["concise"]["n"] == 2
     assert [r["id"].split("|")[1] for r in read_episodes(tmp_path)] == ["concise", "detailed"] * 2
 

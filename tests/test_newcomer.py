@@ -53,6 +53,11 @@ def test_agent_that_does_not_import_is_one_line_and_exit_2(agent, line, user_dir
     assert not (tmp_path / "run").exists()   # nothing written before the agent is built
 
 
+def test_namespaced_agent_typo_gets_a_suggestion(tmp_path):
+    r = guilab("eval", "gracebench", "--agent", "stability/oracel", "--out", str(tmp_path / "run"), "--limit", "1", "--quiet")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "did you mean 'oracle'?" in r.stderr, r.stderr
+
+
 @pytest.mark.parametrize("agent,option,line", [
     ("random", "seed=abc", "guilab eval: error: stability/random: seed: expected int, got 'abc'"),
     ("noisy_oracle", "epsilon=lots", "guilab eval: error: stability/noisy_oracle: epsilon: expected float, got 'lots'"),
@@ -93,11 +98,13 @@ def test_ctrl_c_is_one_line_exit_130_and_the_rerun_resumes(user_dir, tmp_path):
 def test_limit_counts_tasks_on_every_benchmark(tmp_path):
     "`--limit N`: N tasks on every benchmark (a GraceBench task in both its conditions, a PAGE Bench problem)."
     r = guilab("eval", "gracebench", "--agent", "oracle", "--out", str(tmp_path / "g"), "--limit", "2", "--quiet", "--json")
-    s = json.loads(r.stdout[: r.stdout.rindex("}") + 1])
+    def strict(c): raise ValueError(f"not strict JSON: {c}")
+    s = json.loads(r.stdout, parse_constant=strict)   # stdout is one JSON document: no NaN, no trailing line
+    assert s["episodes"] == str(tmp_path / "g" / "episodes.jsonl") and s["metrics"]["LBR"] is None
     ids = [json.loads(l)["id"] for l in (tmp_path / "g" / "episodes.jsonl").read_text().splitlines()]
     assert r.returncode == 0 and s["n_tasks"] == 4 and len({i.split("|")[0] for i in ids}) == 2, r.stderr
     r = guilab("eval", "pagebench", "--agent", "oracle", "--out", str(tmp_path / "p"), "--limit", "2", "--quiet", "--json")
-    assert r.returncode == 0 and json.loads(r.stdout[: r.stdout.rindex("}") + 1])["metrics"]["problems"] == 2, r.stderr
+    assert r.returncode == 0 and json.loads(r.stdout)["metrics"]["problems"] == 2, r.stderr
 
 
 def test_eval_prints_a_headline_and_a_results_table(tmp_path):

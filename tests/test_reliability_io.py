@@ -100,7 +100,7 @@ def test_noisy_oracle_cli_round_trip(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     s = json.loads((out / "summary.json").read_text())
     assert s["agent"]["options"] == {"epsilon": 0.05, "seed": 10}
-    assert s["settings"]["budget"] == 3 and (s["n_ok"], s["n_error"]) == (1, 0)
+    assert s["settings"]["budget"] == 3 and (s["n_ok"], s["n_error"]) == (2, 0)   # --limit 1: one task in both conditions
     r = subprocess.run([GUILAB, "eval", "gracebench", "--agent", "stability/noisy_oracle", "--option", "epsilon=[0.1",
                         "--limit", "1", "--out", str(tmp_path / "run2"), "--quiet"], capture_output=True, text=True, timeout=300)
     assert r.returncode != 0 and "option 'epsilon'" in r.stderr and "Traceback" not in r.stderr

@@ -444,11 +444,19 @@ def _cmd_eval(a) -> int:
         print(f"guilab eval: {e}", file=sys.stderr); return 1
     except RuntimeError as e:   # the agent could not be built (a model folder, an endpoint that refuses): one line
         print(f"guilab eval: error: {' '.join(str(e).split())[:500]}", file=sys.stderr); return 2
-    if a.json: print(json.dumps({k: s[k] for k in ("benchmark", "agent", "n_tasks", "n_ok", "format_errors", "n_actions", "metrics")},
-                                indent=2, default=str))
-    else: print(results_table(s))
-    print(f"episodes: {Path(a.out) / ('episodes.jsonl' if not a.shard or parse_shard(a.shard)[1] == 1 else 'episodes-' + shard_tag(a.shard) + '.jsonl')}")
+    eps = Path(a.out) / ('episodes.jsonl' if not a.shard or parse_shard(a.shard)[1] == 1 else 'episodes-' + shard_tag(a.shard) + '.jsonl')
+    if a.json:   # stdout is one strict JSON document (NaN, an undefined metric, is null) for `jq` and json.loads
+        keep = {k: s[k] for k in ("benchmark", "agent", "n_tasks", "n_ok", "format_errors", "n_actions", "metrics")}
+        print(json.dumps(_json_safe({**keep, "episodes": str(eps)}), indent=2, default=str, allow_nan=False))
+    else: print(results_table(s) + f"\nepisodes: {eps}")
     return 0
+
+def _json_safe(x):
+    "`x` with every float NaN or infinity made None (strict JSON has no NaN)."
+    if isinstance(x, float) and not math.isfinite(x): return None
+    if isinstance(x, dict): return {k: _json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)): return [_json_safe(v) for v in x]
+    return x
 
 def add_cli(sub) -> None:
     "Add `guilab eval` to the `guilab` CLI's subparsers."
@@ -468,6 +476,6 @@ def add_cli(sub) -> None:
     e.add_argument("--seed", type=int, default=0, help="the run's seed")
     e.add_argument("--workers", type=int, default=1, help="threads, each with its own env and agent")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
-    e.add_argument("--json", action="store_true", help="print the summary as JSON (for machines) instead of the results table")
+    e.add_argument("--json", action="store_true", help="print the summary as one strict JSON document (undefined metrics null; the episodes file under 'episodes') instead of the results table")
     e.add_argument("--verbose", action="store_true", help="also show guilab's warnings as they happen, such as endpoint retries")
     e.set_defaults(func=_cmd_eval)

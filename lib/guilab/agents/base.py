@@ -224,7 +224,7 @@ def resolve(name: str, namespace: str | None = None) -> EntryPoint:
     full = name if "/" in name or namespace is None else f"{namespace}/{name}"
     if full in REGISTRY: return REGISTRY[full]
     pool = [k.split("/", 1)[1] if namespace else k for k in registered(namespace)]
-    close = difflib.get_close_matches(name, pool, n=1)
+    close = difflib.get_close_matches(name.split("/", 1)[1] if namespace and "/" in name else name, pool, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise RegistryError(f"unknown agent {name!r}{hint} (known{' in ' + namespace if namespace else ''}: {', '.join(pool) or 'none'})")
 
