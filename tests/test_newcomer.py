@@ -7,20 +7,11 @@ from pathlib import Path
 import pytest
 from conftest import GUILAB, ROOT
 
-MYMOD = textwrap.dedent('''
-    import time
-    from guilab.agents.base import Agent
+from test_bench import MYMOD as PIXEL_MYMOD   # MyAgent: clicks the middle of the screenshot once, then says done
 
-    class MyAgent(Agent):
-        """A pixel agent: clicks the middle of the screenshot, then says done."""
-        def reset(self, obs=None, info=None): self.k = 0
-        def act(self, obs):
-            self.k += 1
-            shot = obs.get("screenshot")
-            if self.k == 1 and shot is not None:
-                h, w = shot.shape[:2]
-                return {"type": "click", "x": w / 2, "y": h / 2}
-            return {"type": "done"}
+MYMOD = PIXEL_MYMOD + textwrap.dedent('''
+
+    import time
 
     class SlowAgent(Agent):
         """A text agent that thinks 0.3 s, then says done."""
