@@ -35,6 +35,14 @@ MYMOD = textwrap.dedent('''
                 h, w = shot.shape[:2]
                 return {"type": "click", "x": w / 2, "y": h / 2}
             return {"type": "done"}
+
+    class SlowAgent(Agent):
+        """A text agent that thinks 0.3 s, then says done (tests/test_newcomer.py interrupts it)."""
+        needs_screenshot = False
+        def act(self, obs):
+            import time
+            time.sleep(0.3)
+            return {"type": "done"}
 ''')
 
 

@@ -2,31 +2,12 @@
 prints. An agent that does not import, an option of the wrong kind, a pixel agent in GraceBench's UTG replay, Ctrl-C,
 `--limit`, the results table, `guilab reproduce --only X --out DIR`, the gallery header's commit, and the served
 checkpoint recipe (`guilab train sft` → `guilab serve`)."""
-import json, os, re, signal, subprocess, textwrap, time, urllib.request
+import json, os, re, signal, subprocess, time, urllib.request
 from pathlib import Path
 import pytest
 from conftest import GUILAB, ROOT
 
-from test_bench import MYMOD as PIXEL_MYMOD   # MyAgent: clicks the middle of the screenshot once, then says done
-
-MYMOD = PIXEL_MYMOD + textwrap.dedent('''
-
-    import time
-
-    class SlowAgent(Agent):
-        """A text agent that thinks 0.3 s, then says done."""
-        needs_screenshot = False
-        def act(self, obs):
-            time.sleep(0.3)
-            return {"type": "done"}
-''')
-
-
-@pytest.fixture(scope="module")
-def user_dir(tmp_path_factory):
-    d = tmp_path_factory.mktemp("newcomer")
-    (d / "mymod.py").write_text(MYMOD)
-    return d
+from test_bench import user_module   # noqa: F401  (the fixture: mymod.py with MyAgent, a pixel agent, and SlowAgent)
 
 
 def guilab(*args, cwd=ROOT, timeout=600):
@@ -38,8 +19,8 @@ def guilab(*args, cwd=ROOT, timeout=600):
     ("nomod:MyAgent", "guilab eval: error: cannot import 'nomod:MyAgent': no module named 'nomod' (run from the folder that "
                       "holds nomod.py, or add that folder to PYTHONPATH)"),
 ])
-def test_agent_that_does_not_import_is_one_line_and_exit_2(agent, line, user_dir, tmp_path):
-    r = guilab("eval", "gracebench", "--agent", agent, "--out", str(tmp_path / "run"), "--limit", "1", "--quiet", cwd=user_dir)
+def test_agent_that_does_not_import_is_one_line_and_exit_2(agent, line, user_module, tmp_path):
+    r = guilab("eval", "gracebench", "--agent", agent, "--out", str(tmp_path / "run"), "--limit", "1", "--quiet", cwd=user_module)
     assert (r.returncode, r.stderr.strip().splitlines()) == (2, [line]), r.stderr
     assert not (tmp_path / "run").exists()   # nothing written before the agent is built
 
@@ -58,9 +39,9 @@ def test_option_of_the_wrong_kind_is_one_line_and_exit_2(agent, option, line, tm
     assert (r.returncode, r.stderr.strip().splitlines()) == (2, [line]), r.stderr
 
 
-def test_pixel_agent_in_utg_replay_is_warned_once(user_dir, tmp_path):
+def test_pixel_agent_in_utg_replay_is_warned_once(user_module, tmp_path):
     "GraceBench's default mode replays the UTG with no screenshots: a pixel agent is told so, once, and how to act there."
-    r = guilab("eval", "gracebench", "--agent", "mymod:MyAgent", "--out", str(tmp_path / "run"), "--limit", "1", "--quiet", cwd=user_dir)
+    r = guilab("eval", "gracebench", "--agent", "mymod:MyAgent", "--out", str(tmp_path / "run"), "--limit", "1", "--quiet", cwd=user_module)
     warns = [l for l in r.stderr.splitlines() if l.startswith("warning:")]
     assert r.returncode == 0 and len(warns) == 1, r.stderr
     assert "mode=utg" in warns[0] and "{'type': 'click', 'element': ID}" in warns[0] and "mode=online" in warns[0]
@@ -69,10 +50,10 @@ def test_pixel_agent_in_utg_replay_is_warned_once(user_dir, tmp_path):
     assert r.returncode == 0 and "warning:" not in r.stderr   # an element agent is not warned
 
 
-def test_ctrl_c_is_one_line_exit_130_and_the_rerun_resumes(user_dir, tmp_path):
+def test_ctrl_c_is_one_line_exit_130_and_the_rerun_resumes(user_module, tmp_path):
     out = tmp_path / "run"
     cmd = [GUILAB, "eval", "gracebench", "--agent", "mymod:SlowAgent", "--out", str(out), "--limit", "30", "--quiet"]
-    p = subprocess.Popen(cmd, cwd=user_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(cmd, cwd=user_module, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     eps, t0 = out / "episodes.jsonl", time.time()
     while not (eps.is_file() and len(eps.read_text().splitlines()) >= 2) and time.time() - t0 < 120: time.sleep(0.1)
     p.send_signal(signal.SIGINT)
@@ -81,7 +62,7 @@ def test_ctrl_c_is_one_line_exit_130_and_the_rerun_resumes(user_dir, tmp_path):
     assert err.strip().splitlines()[-1] == "guilab eval: interrupted; what finished is kept: run the same command again to resume", err
     kept = len(eps.read_text().splitlines())
     assert 2 <= kept < 60
-    r = subprocess.run(cmd, cwd=user_dir, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(cmd, cwd=user_module, capture_output=True, text=True, timeout=300)
     ids = [json.loads(l)["id"] for l in eps.read_text().splitlines()]
     assert r.returncode == 0 and len(ids) == len(set(ids)) == 60, r.stderr   # 30 tasks × 2 conditions, none twice
 
