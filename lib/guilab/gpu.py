@@ -10,7 +10,7 @@ from typing import Iterator, Sequence
 
 # %% auto #0
 __all__ = ['GPU_PACKAGES', 'ENDPOINT_BENCHMARKS', 'gpu_info', 'missing_packages', 'serve_vllm', 'smoke_steps', 'gpu_smoke',
-           'add_cli']
+           'dry_run', 'dry_run_text', 'add_cli']
 
 # %% ../../nbs/10_gpu_smoke.ipynb #4691b6d9
 def gpu_info() -> dict:
@@ -157,8 +157,52 @@ def gpu_smoke(params: str | os.PathLike = "params/gpu_smoke.yaml",  # the traini
     atomic_write(out, "\n".join(md) + "\n"); atomic_write(out.with_suffix(".json"), json.dumps(res, indent=1) + "\n")
     return res
 
+# %% ../../nbs/10_gpu_smoke.ipynb #17794970
+def dry_run(params: str | os.PathLike = "params/gpu_smoke.yaml",           # the training steps' params
+            work: str | os.PathLike = "runs/gpu_smoke",                    # where the runs would go
+            accelerate_config: str | os.PathLike = "params/accelerate_zero2.yaml",
+           ) -> dict:
+    """`{"ok", "checks": [{"check", "ok", "detail"}], "steps": smoke_steps(...)}` without running anything: `params`
+    and params/full.yaml (the scale it stands for) load with `guilab.core.load_params`, `accelerate_config` is
+    DeepSpeed on one machine with its DeepSpeed file present and at ZeRO stage 2, and `GPU_PACKAGES` are importable
+    (missing ones are listed, not failed: a CPU machine lacks vLLM). `ok` is False when a config does not parse or
+    does not say what the smoke test needs."""
+    import yaml
+    from guilab.core import load_params, project_root
+    root, checks = project_root(), []
+    def check(name, fn):
+        try: detail = fn(); checks.append({"check": name, "ok": True, "detail": detail})
+        except Exception as e: checks.append({"check": name, "ok": False, "detail": f"{type(e).__name__}: {' '.join(str(e).split())[:200]}"})
+    for p in (params, "params/full.yaml"):
+        check(f"{p} parses", lambda p=p: f"{len(load_params(root / p))} sections")
+    def zero2():
+        acc = yaml.safe_load((root / accelerate_config).read_text(encoding="utf-8"))
+        if acc.get("distributed_type") != "DEEPSPEED": raise ValueError(f"distributed_type is {acc.get('distributed_type')!r}, not DEEPSPEED")
+        ds_file = root / acc["deepspeed_config"]["deepspeed_config_file"]
+        stage = json.loads(ds_file.read_text(encoding="utf-8"))["zero_optimization"]["stage"]
+        if stage != 2: raise ValueError(f"{ds_file.name}: zero_optimization.stage is {stage}, not 2")
+        return f"{acc['num_machines']} machine, {acc['num_processes']} processes, {ds_file.name} ZeRO-{stage}"
+    check(f"{accelerate_config} is DeepSpeed ZeRO-2", zero2)
+    miss = missing_packages()
+    checks.append({"check": "GPU packages", "ok": True, "detail": "all importable" if not miss else
+                   "missing " + ", ".join(miss) + " (pip install 'guilab[gpu]' on the GPU node)"})
+    steps = smoke_steps(params, root / work, root / work / "tiny", accelerate_config=accelerate_config)
+    return {"ok": all(c["ok"] for c in checks), "checks": checks, "steps": steps}
+
+def dry_run_text(d: dict) -> str:
+    "The lines `--dry-run` prints: each check, then each step's command (`{url}`: the vLLM server's base URL)."
+    import shlex
+    out = [f"{'ok' if c['ok'] else 'FAILED':>6}  {c['check']}: {c['detail']}" for c in d["checks"]]
+    out += ["would run (vllm serve of the tiny checkpoint first, for the steps marked served):"]
+    out += [f"  {s['name']}{' [served]' if s['served'] else ''}: {shlex.join(s['cmd'])}" for s in d["steps"]]
+    return "\n".join(out)
+
+
 # %% ../../nbs/10_gpu_smoke.ipynb #da0ad63f
 def _cmd_gpu_smoke(a) -> int:
+    if a.dry_run or not gpu_info()["present"]:   # what can be checked without a GPU, said first
+        d = dry_run(a.params); print(dry_run_text(d))
+        if a.dry_run: return 0 if d["ok"] else 1
     res = gpu_smoke(a.params, out=a.out, budget_s=a.budget, progress=not a.quiet)
     if res["status"] == "no_gpu":
         print(f"guilab gpu-smoke: NOT RUN — {res['why']}. It needs one NVIDIA GPU with the gpu extra (pip install 'guilab[gpu]').")
@@ -174,4 +218,5 @@ def add_cli(sub) -> None:
     q.add_argument("--out", default="figures/gpu_smoke.md", help="report (markdown, a .json beside it)")
     q.add_argument("--budget", type=float, default=600.0, help="time limit of the whole test, seconds (default 600)")
     q.add_argument("--quiet", action="store_true", help="no per-step lines while it runs")
+    q.add_argument("--dry-run", action="store_true", help="check the configs and print the commands it would run; run nothing (no GPU needed)")
     q.set_defaults(func=_cmd_gpu_smoke)
