@@ -157,7 +157,7 @@ def gpu_smoke(params: str | os.PathLike = "params/gpu_smoke.yaml",  # the traini
     atomic_write(out, "\n".join(md) + "\n"); atomic_write(out.with_suffix(".json"), json.dumps(res, indent=1) + "\n")
     return res
 
-# %% ../../nbs/10_gpu_smoke.ipynb #17794970
+# %% ../../nbs/10_gpu_smoke.ipynb #2af48851
 def dry_run(params: str | os.PathLike = "params/gpu_smoke.yaml",           # the training steps' params
             work: str | os.PathLike = "runs/gpu_smoke",                    # where the runs would go
             accelerate_config: str | os.PathLike = "params/accelerate_zero2.yaml",

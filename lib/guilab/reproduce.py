@@ -472,7 +472,7 @@ def write_gallery(out: str | os.PathLike,            # the output folder of a ru
             f"<td class='{VERDICT_CLASS.get(c, '') if row[c] and c != 'total' else ''}'>{int(row[c])}</td>" for c in cols) + "</tr>")
     tot = counts.sum()
     H.append("<tr><td><b>all</b></td>" + "".join(f"<td><b>{int(tot[c])}</b></td>" for c in cols) + "</tr></tbody></table>")
-    M += ["| seed | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    M += ["| system | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
     M += [f"| {sysname} | " + " | ".join(str(int(row[c])) for c in cols) + " |" for sysname, row in counts.iterrows()]
     M += ["| **all** | " + " | ".join(f"**{int(tot[c])}**" for c in cols) + " |", ""]
     if len(df):   # verdict × evidence: what each verdict rests on (DESIGN §9)
@@ -559,7 +559,7 @@ def readme_claims_block(claims_csv: str | os.PathLike,   # a run's claims.csv (`
     verdicts = [c for c in n.columns if c != "total"]
     lines = [f"**{int(tot['total'])} claims** in the run of record (`figures/claims.csv`): "
              + ", ".join(f"{int(tot[v])} {v}" for v in verdicts) + ".", "",
-             "| seed | " + " | ".join(n.columns) + " |", "|---|" + "---:|" * len(n.columns)]
+             "| system | " + " | ".join(n.columns) + " |", "|---|" + "---:|" * len(n.columns)]
     lines += [f"| {s} | " + " | ".join(str(int(r[c])) for c in n.columns) + " |" for s, r in n.iterrows()]
     lines.append("| all | " + " | ".join(str(int(tot[c])) for c in n.columns) + " |")
     if "evidence" in df.columns:
