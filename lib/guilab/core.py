@@ -417,7 +417,12 @@ _LITERAL_PREFIX = re.compile(r"(t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?|N(aN?)?|
 # The text after the backslash of a line cut inside a unicode escape: "u" and up to 4 hex digits, then possibly the
 # backslash and start of its low-surrogate escape ("\\ud83d\\ude" cut after the last "e"). Only at the very end of a line.
 _ESCAPE_PREFIX = re.compile(r"u[0-9a-fA-F]{0,4}(\\(u[0-9a-fA-F]{0,4})?)?")
-_JSON_BAD_ESCAPE = "Invalid \\uXXXX escape"   # the json module's own error message for such an escape (its literal text)
+def _json_msg(text: str) -> str:
+    "The json module's own error message for `text` (a string it must reject)."
+    try: json.loads(text)
+    except json.JSONDecodeError as e: return e.msg
+    raise ValueError(f"json accepted {text!r}")
+_JSON_BAD_ESCAPE = _json_msg('"\\u12"')   # what json says of a unicode escape cut short, asked of json itself (not copied)
 
 def _parse_line(line: bytes, first: bool):
     """`(record, None)` for a line that is one JSON value, else `(None, (torn, message))`: `torn` is True only when the
