@@ -10,7 +10,8 @@ from typing import Callable
 from .base import Agent, DONE, invalid
 
 # %% auto #0
-__all__ = ['SOM_SYSTEM', 'action_lines', 'som_messages', 'parse_som_reply', 'SoMAgent', 'som_agent', 'som_endpoint_agent']
+__all__ = ['SOM_SYSTEM', 'action_lines', 'som_messages', 'parse_som_reply', 'SoMAgent', 'som_agent', 'som_endpoint_agent',
+           'offered_lines', 'line_trie', 'ChoicePolicy']
 
 # %% ../../../nbs/agents/07_som.ipynb #e20e508f
 def action_lines(obs: dict,   # an observation with `elements` (each: element, name, kind, region) and `keys`
@@ -85,11 +86,15 @@ class SoMAgent(Agent):
 # %% ../../../nbs/agents/07_som.ipynb #b85e469f
 def som_agent(model_dir: str,            # local model folder
               label: str = "learned",     # the records' model label
-              max_new_tokens: int = 32,   # an action line is short
+              max_new_tokens: int = 32,   # an action line is short (free decoding)
+              decoding: str = "free",     # "free": the model's greedy reply, parsed; "choice": greedy among the offered lines (`ChoicePolicy`)
              ) -> SoMAgent:
-    "A SoMAgent over a local transformers model (greedy); raises FileNotFoundError for a folder without config.json."
+    """A SoMAgent over a local transformers model (greedy); raises FileNotFoundError for a folder without config.json
+    and ValueError for an unknown `decoding`."""
     from guilab.agents.policies import TransformersPolicy
-    return SoMAgent(TransformersPolicy(model_dir, max_new_tokens=max_new_tokens), name=label)
+    if decoding not in ("free", "choice"): raise ValueError(f"som_agent: decoding must be 'free' or 'choice', got {decoding!r}")
+    tp = TransformersPolicy(model_dir, max_new_tokens=max_new_tokens)
+    return SoMAgent(tp if decoding == "free" else ChoicePolicy(tp.model, tp.processor.tokenizer), name=label)
 
 def som_endpoint_agent(base_url: str,                 # endpoint root, ending in /v1
                        model: str,                    # the served model's name
@@ -101,3 +106,62 @@ def som_endpoint_agent(base_url: str,                 # endpoint root, ending in
     from guilab.agents.policies import OpenAIChatPolicy
     return SoMAgent(OpenAIChatPolicy(base_url=base_url, model=model, api_key_env=api_key_env, temperature=0.0,
                                      max_tokens=max_tokens), name=label or model)
+
+# %% ../../../nbs/agents/07_som.ipynb #12fd917c
+def offered_lines(messages: list[dict],   # chat messages whose last user message came from `som_messages`
+                 ) -> list[str]:
+    """The action lines the last user message offers (what follows its last `Actions:` line, one per line), in order.
+    Raises ValueError when the message has no `Actions:` block (not a `som_messages` prompt)."""
+    user = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), None)
+    if not isinstance(user, str) or "Actions:\n" not in user:
+        raise ValueError("offered_lines: the last user message has no 'Actions:' block (not a som_messages prompt)")
+    return [l for l in user[user.rindex("Actions:\n") + len("Actions:\n"):].split("\n") if l.strip()]
+
+# %% ../../../nbs/agents/07_som.ipynb #9f9f21e1
+def line_trie(tok,                  # a tokenizer with an `eos_token` (the end of an assistant turn)
+              lines: list[str],     # the offered action lines
+             ) -> dict:
+    """Prefix tree of the lines' token ids, each line followed by `tok.eos_token`: nested dicts `{token_id: subtree}`;
+    a line's last token (the end of turn) has an empty subtree. The ids are those the chat template gives a reply that
+    is exactly the line (trl's SFT targets: the reply's tokens after the assistant header, then the end of turn)."""
+    trie: dict = {}
+    for line in lines:
+        node = trie
+        for t in tok(line + tok.eos_token, add_special_tokens=False)["input_ids"]: node = node.setdefault(t, {})
+    return trie
+
+def _allowed(trie: dict, generated: list[int], eos: int) -> list[int]:
+    "The tokens that may follow `generated` in `trie` (the end of turn when it has left the tree or reached a leaf)."
+    node = trie
+    for t in generated:
+        node = node.get(t)
+        if node is None: return [eos]
+    return list(node) or [eos]
+
+def _depth(trie: dict) -> int: return 1 + max((_depth(c) for c in trie.values()), default=0) if trie else 0
+
+# %% ../../../nbs/agents/07_som.ipynb #4aadc5c4
+class ChoicePolicy:
+    """`messages -> reply` with a local causal (V)LM whose reply is one of the prompt's offered lines (`offered_lines`):
+    greedy (`temperature` None) or sampled at `temperature` (plain: no top-k / top-p) under the prefix-tree constraint
+    (see above). Every call's `(prompt_ids, reply_ids)` is appended to `log` (GRPO's samples). A prompt that offers no
+    line raises ValueError. The tokenizer's chat template builds the prompt (text only)."""
+    def __init__(self, model, tok, temperature: float | None = None):
+        self.model, self.tok, self.temperature, self.log = model, tok, temperature, []
+    def __call__(self, messages: list[dict]) -> str:
+        import torch
+        from transformers import GenerationConfig
+        lines = offered_lines(messages)
+        if not lines: raise ValueError("ChoicePolicy: the prompt offers no action line")
+        tok = self.tok; eos = tok.eos_token_id
+        ids = tok.apply_chat_template(messages, tokenize=True, add_generation_prompt=True, return_dict=False)
+        trie, n = line_trie(tok, lines), len(ids)
+        kw = dict(do_sample=True, temperature=self.temperature, top_k=0, top_p=1.0) if self.temperature else dict(do_sample=False)
+        gc = GenerationConfig(max_new_tokens=_depth(trie), eos_token_id=eos, pad_token_id=tok.pad_token_id, **kw)
+        t = torch.tensor([ids])
+        with torch.no_grad():
+            out = self.model.generate(input_ids=t, attention_mask=torch.ones_like(t), generation_config=gc,
+                                      prefix_allowed_tokens_fn=lambda b, x: _allowed(trie, x[n:].tolist(), eos))
+        comp = out[0, n:].tolist(); self.log.append((ids, comp))
+        return tok.decode(comp, skip_special_tokens=True).strip()
+    def act(self, messages: list[dict]) -> str: return self(messages)
