@@ -123,3 +123,40 @@ def test_online_long_task_with_setup_and_video(trained, tmp_path):
     assert rec["evidence_missing"] is None, rec["evidence_missing"]
     assert (Path(rec["dir"]) / rec["video"]).stat().st_size > 0
     assert len(rec["actions"]) + rec["format_errors"] >= 1
+
+
+def test_choice_decoding_in_grpo_and_evaluation(trained, tmp_path):
+    """`grpo.decoding: choice`: GRPO samples among the offered lines, so no rollout step is a format error (a free-running
+    smoke-scale model's replies mostly are); the registered agent with `decoding=choice` acts only with offered lines."""
+    from guilab.agents.base import make
+    from guilab.core import read_jsonl
+    from guilab.stability.runner import UTGEnv, run_utg
+    from guilab.train.gui_agent import train_gui_grpo
+    G, long, r, _, _ = trained
+    tasks = read_jsonl(r["folders"]["data"] / "tasks.jsonl")[:3]
+    res = train_gui_grpo(r["models"]["sft"], G, tasks, tmp_path / "grpo", steps=1, tasks_per_step=2, group=2, budget=3,
+                         progress=False, decoding="choice")
+    assert res["curve"][0]["format"] == 0.0 and res["curve"][0]["samples"] >= 0
+    with pytest.raises(ValueError, match="decoding"):
+        train_gui_grpo(r["models"]["sft"], G, tasks, tmp_path / "bad", steps=1, decoding="beam", progress=False)
+    agent = make("stability/learned", model_dir=str(r["models"]["sft"]), label="sft", decoding="choice")
+    rec = run_utg(UTGEnv(G, None, max_steps=4, screenshots=False), agent, long[0], "detailed", "sft", seed=0)
+    assert rec.get("format_errors", 0) == 0 and all(t["valid"] for t in agent.turns) and agent.turns
+
+
+def test_training_tasks_from_the_whole_utg(tmp_path):
+    """`data.tasks_from: utg` draws training tasks over the whole UTG (not only the recorded workflows), still never on a
+    test goal; `walks` without recorded workflows is an error, not a silent switch."""
+    from guilab.core import read_jsonl
+    from guilab.stability.tasks import STABILITY_DATA, load_tasks
+    from guilab.train.gui_agent import gui_agent_run, default_inputs
+    G, _, walks = default_inputs()
+    long = load_tasks(STABILITY_DATA / "jupyterlab_long_tasks.jsonl")
+    with pytest.raises(ValueError, match="tasks_from"):
+        gui_agent_run(SMOKE, G, long, tmp_path, progress=False, walks=None, stop_after="data")
+    cfg = {**SMOKE, "data": {**SMOKE["data"], "tasks_from": "utg", "n_tasks": 12, "max_starts": 40}}
+    r = gui_agent_run(cfg, G, long, tmp_path, progress=False, walks=walks, stop_after="data")
+    train = read_jsonl(r["folders"]["data"] / "tasks.jsonl")
+    on_walks = {x for w in walks for x in w["states"]}
+    assert len(train) == 12 and not {t["goal"] for t in train} & {t["goal"] for t in long}
+    assert any(t["goal"] not in on_walks for t in train)   # goals off the recorded workflows

@@ -33,6 +33,7 @@ def training_tasks(G: nx.DiGraph,            # the app's UTG
                    per_goal: int = 4,        # each goal at most this many times, from different starts
                    seed: int = 0,
                    walks: list[dict] | None = None,   # recorded workflows (`guilab.stability.compose.WALKS_FILE` rows): tasks on them
+                   max_starts: int | None = None,     # without `walks`: settled starts scanned (`build_long_tasks`; None: all)
                   ) -> list[dict]:
     """GraceBench-style tasks (ids `<app>-train-…`, `min_steps=1`) on goals outside `exclude_goals`, each goal from up
     to `per_goal` starts: with `walks`, `walk_tasks` on the recorded workflows (any settled start on a walk, a later
@@ -43,7 +44,7 @@ def training_tasks(G: nx.DiGraph,            # the app's UTG
         return walk_tasks(G, walks, n_tasks, min_steps=1, max_steps=max_steps, starts="any", exclude_goals=set(exclude_goals),
                           per_goal=per_goal, seed=seed, prefix="train")
     return build_long_tasks(G, n_tasks=n_tasks, min_steps=1, max_steps=max_steps, seed=seed, exclude_goals=set(exclude_goals),
-                            prefix="train", per_goal=per_goal)
+                            prefix="train", per_goal=per_goal, max_starts=max_starts)
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #a7a28a64
 def _next_labels(G: nx.DiGraph, goal: str) -> dict:
@@ -276,10 +277,16 @@ def train_gui_grpo(start,                       # the SFT checkpoint folder
                    budget: int = 15,            # actions per episode
                    stability: float = 0.0,      # λ of `gui_reward` (0: plain graph-aligned reward)
                    max_new_tokens: int = 32,
-                   seed: int = 0, progress: bool = True) -> dict:
+                   seed: int = 0, progress: bool = True,
+                   decoding: str = "free",      # "free": `Sampler`; "choice": sampled among the offered lines (`guilab.agents.som.ChoicePolicy`)
+                  ) -> dict:
     """GRPO of the agent from `start` on training `tasks` in the UTG env (see above); saves model + processor to `out`.
     Returns `{"seconds", "curve"}`: per step the mean reward, SR, DR, LBR, format-error share over its episodes, the
-    groups with a learning signal and the loss."""
+    groups with a learning signal and the loss. With `decoding="choice"` the rollouts sample under the offered-lines
+    constraint and the loss is the same −A·log π of the sampled tokens under the unconstrained softmax (raising a
+    sampled token's logit raises its constrained probability too). Raises ValueError for an unknown `decoding`."""
+    if decoding not in ("free", "choice"): raise ValueError(f"train_gui_grpo: decoding must be 'free' or 'choice', got {decoding!r}")
+    from guilab.agents.som import ChoicePolicy
     import torch
     from tqdm.auto import tqdm
     from guilab.agents.tiny import load_tiny_vlm
@@ -296,7 +303,7 @@ def train_gui_grpo(start,                       # the SFT checkpoint folder
             t = tasks[int(g.integers(len(tasks)))]; c = conds[int(g.integers(2))]
             eps = []
             for k in range(int(group)):
-                smp = Sampler(model, tok, max_new_tokens, temperature)
+                smp = Sampler(model, tok, max_new_tokens, temperature) if decoding == "free" else ChoicePolicy(model, tok, temperature)
                 tr = run_utg(env, SoMAgent(smp, name="grpo"), t, c, "grpo", seed=int(g.integers(2**31)))
                 eps.append((gui_reward(tr, t["subgraph"], stability), smp.log))
             rs = np.array([e[0]["reward"] for e in eps]); stats += [e[0] for e in eps]
@@ -330,11 +337,11 @@ def default_inputs() -> tuple[nx.DiGraph, list[dict], list[dict]]:
 # %% ../../../nbs/train/07_gui_agent.ipynb #09bcedfc
 GUI_AGENT_DEFAULTS = {
     "data": {"n_tasks": 3000, "per_goal": 4, "max_steps": 8, "p_detour": 0.25, "max_detours": 2, "held_out_tasks": 40, "seed": 1,
-             "repeats": 1, "p_reject": 0.0, "p_stuck": 0.0},
+             "repeats": 1, "p_reject": 0.0, "p_stuck": 0.0, "tasks_from": "walks", "max_starts": 600},
     "base": {"seed": 0, "n_corpus": 600, "hidden_size": 128, "num_layers": 2, "intermediate_size": 256},
     "sft": {"max_steps": 1200, "batch": 16, "lr": 1.0e-3, "eval_every": 200, "until": 0.97, "held_out": 64, "renamed": 0.0},
     "grpo": {"steps": 20, "tasks_per_step": 4, "group": 8, "lr": 1.0e-4, "temperature": 1.0, "budget": 15, "seed": 0,
-             "stability_weight": 0.5},
+             "stability_weight": 0.5, "decoding": "choice"},
 }
 
 def gui_agent_settings(cfg: dict | None = None) -> dict:
@@ -364,6 +371,10 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     test tasks."""
     if not test_tasks: raise ValueError("gui_agent_run: give the test tasks (their goals are held out of training)")
     S = gui_agent_settings(cfg); root = Path(runs_dir) / "gui-agent"
+    if S["data"]["tasks_from"] not in ("walks", "utg"):
+        raise ValueError(f"gui_agent_run: data.tasks_from must be 'walks' or 'utg', got {S['data']['tasks_from']!r}")
+    if S["data"]["tasks_from"] == "walks" and walks is None:
+        raise ValueError("gui_agent_run: data.tasks_from is 'walks' but no recorded workflows were given (walks=None)")
     last = STAGES.index(stop_after) if stop_after else len(STAGES) - 1
     excl = sorted({t["goal"] for t in test_tasks})
     graph = cache_key("utg", nx.node_link_data(G, edges="edges"))
@@ -377,7 +388,8 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     folders, out = {}, {"settings": S, "folders": {}, "models": {}, "stages": {}}
     d = S["data"]
     def build_data(tmp):
-        tr = training_tasks(G, int(d["n_tasks"]), set(excl), max_steps=int(d["max_steps"]), per_goal=int(d["per_goal"]), seed=int(d["seed"]), walks=walks)
+        tr = training_tasks(G, int(d["n_tasks"]), set(excl), max_steps=int(d["max_steps"]), per_goal=int(d["per_goal"]), seed=int(d["seed"]),
+                            walks=walks if d["tasks_from"] == "walks" else None, max_starts=d["max_starts"])
         k = int(d["held_out_tasks"])
         eps = teacher_episodes(G, tr, p_detour=float(d["p_detour"]), max_detours=int(d["max_detours"]), seed=int(d["seed"]), progress=progress,
                                repeats=int(d["repeats"]), p_reject=float(d["p_reject"]), p_stuck=float(d["p_stuck"]))
@@ -418,7 +430,7 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
         def build_grpo(tmp, lam=lam):
             r = train_gui_grpo(folders["sft"], G, tasks, tmp, steps=int(q["steps"]), tasks_per_step=int(q["tasks_per_step"]), group=int(q["group"]),
                                lr=float(q["lr"]), temperature=float(q["temperature"]), budget=int(q["budget"]), stability=lam,
-                               seed=int(q["seed"]), progress=progress)
+                               seed=int(q["seed"]), progress=progress, decoding=str(q["decoding"]))
             return {"train_seconds": r["seconds"], "curve": r["curve"], "stability": lam}
         folders[name] = stage_folder(root, name, keys[name], build_grpo, "gui-agent" if progress else ""); out["models"][name] = folders[name]
     return done()

@@ -77,10 +77,11 @@ def manager_suite(model_dir,                 # a trained agent's folder (`gui_ag
                   label: str = "learned",
                   seed: int = 0,
                   progress: bool = True,
+                  decoding: str = "free",    # the agent's decoding (`guilab.agents.som.som_agent`: "free" or "choice")
                   **manager) -> list[dict]:
     """Every (config, budget, task, condition) episode of the agent in `model_dir` (greedy) under the manager; records
     already in `out_path` are kept and not rerun (a killed run resumes; `guilab.core.JsonlWriter`). The record ids do
-    not hold the manager's settings (`**manager`, `seed`): give each setting its own `out_path`. Replies are memoised by prompt: greedy decoding
+    not hold the manager's settings (`**manager`, `seed`, `decoding`): give each setting its own `out_path`. Replies are memoised by prompt: greedy decoding
     gives one reply per prompt, and the configurations and budgets share their episodes' first steps. Returns the
     records of this grid (`manager_episode`'s: success, claimed_done, false_completion, left_map booleans; steps,
     wasted, format_errors, rejections, loop_orders counts; states, actions). Raises ValueError for an unknown config
@@ -95,7 +96,7 @@ def manager_suite(model_dir,                 # a trained agent's folder (`gui_ag
     with JsonlWriter(out_path) as w:   # a line cut by a kill is dropped on open; each record is written whole
         todo = [g for g in grid if f"{label}|{g[0]}|b{int(g[1])}|{g[2]['id']}|{g[3]}" not in w]
         if todo:
-            agent, envs = memoise_replies(som_agent(str(model_dir), label=label)), {}
+            agent, envs = memoise_replies(som_agent(str(model_dir), label=label, decoding=decoding)), {}
             for c, b, t, k in tqdm(todo, disable=not progress, desc=f"manager {label}"):
                 if int(b) not in envs: envs[int(b)] = UTGScreenEnv(G, None, seed=seed, max_steps=int(b), screenshots=False)
                 w.write(manager_episode(envs[int(b)], agent, t, k, c, label=label, seed=seed, **manager))
