@@ -14,6 +14,19 @@ def guilab(*args, cwd=ROOT, timeout=600):
     return subprocess.run([GUILAB, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
+def _as_from_a_terminal():
+    """`preexec_fn` for a child that is sent SIGINT as Ctrl-C would: default disposition, not blocked. A child inherits
+    an ignored SIGINT and the signal mask from this process; in one full-suite run (2026-12-07, clean clone, pytest
+    started in the background) both Ctrl-C tests failed as if SIGINT were ignored (exit 0 after SIGINT; `guilab serve`
+    still up 60 s later) while they pass alone, so the child's state is set here, not inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL); signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _sigint_state() -> str:
+    "This process's SIGINT disposition and whether it is blocked (for a failure message)."
+    return f"parent SIGINT handler {signal.getsignal(signal.SIGINT)!r}, blocked {signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])}"
+
+
 @pytest.mark.parametrize("agent,line", [
     ("mymod:MyAgnt", "guilab eval: error: cannot import 'mymod:MyAgnt': mymod has no attribute 'MyAgnt'; did you mean 'MyAgent'?"),
     ("nomod:MyAgent", "guilab eval: error: cannot import 'nomod:MyAgent': no module named 'nomod' (run from the folder that "
@@ -53,12 +66,12 @@ def test_pixel_agent_in_utg_replay_is_warned_once(user_module, tmp_path):
 def test_ctrl_c_is_one_line_exit_130_and_the_rerun_resumes(user_module, tmp_path):
     out = tmp_path / "run"
     cmd = [GUILAB, "eval", "gracebench", "--agent", "mymod:SlowAgent", "--out", str(out), "--limit", "30", "--quiet"]
-    p = subprocess.Popen(cmd, cwd=user_module, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(cmd, cwd=user_module, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_from_a_terminal)
     eps, t0 = out / "episodes.jsonl", time.time()
     while not (eps.is_file() and len(eps.read_text().splitlines()) >= 2) and time.time() - t0 < 120: time.sleep(0.1)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
-    assert p.returncode == 130 and "Traceback" not in err, err
+    assert p.returncode == 130 and "Traceback" not in err, (p.returncode, err, _sigint_state())
     assert err.strip().splitlines()[-1] == "guilab eval: interrupted; what finished is kept: run the same command again to resume", err
     kept = len(eps.read_text().splitlines())
     assert 2 <= kept < 60
@@ -130,7 +143,8 @@ def test_served_checkpoint_recipe(tmp_path):
     assert r.returncode == 0 and ckpt.parent == tmp_path and re.fullmatch(r"sft-[0-9a-f]+", ckpt.name), r.stdout[-2000:]
     from guilab.agents.policies import free_port
     port = free_port("127.0.0.1")
-    p = subprocess.Popen([GUILAB, "serve", str(ckpt), "--port", str(port)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen([GUILAB, "serve", str(ckpt), "--port", str(port)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=_as_from_a_terminal)
     try:
         first = p.stdout.readline().strip()   # printed once the server answers
         assert first == f"serving {ckpt}", first + p.stderr.read()[-2000:] if p.poll() is not None else first
@@ -140,5 +154,6 @@ def test_served_checkpoint_recipe(tmp_path):
             assert resp.status == 200 and json.loads(resp.read())["object"] == "list"
     finally:
         p.send_signal(signal.SIGINT)
-        _, err = p.communicate(timeout=60)
+        try: _, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired: p.kill(); p.communicate(); raise AssertionError(f"guilab serve still up 60 s after SIGINT; {_sigint_state()}")
     assert p.returncode == 0 and err.strip().splitlines()[-1:] == ["guilab serve: stopped"], err
