@@ -55,6 +55,6 @@ register("stability/lexical", "guilab.stability.policies:LexicalAgent", "text-on
 register("stability/model", "guilab.stability.policies:grace_model_agent",
          "screenshot-only model behind an OpenAI-compatible endpoint (base_url, model, api_key_env, max_tokens)")
 register("stability/tiny", "guilab.stability.policies:tiny_agent", "screenshot-only local transformers model (model_dir), greedy")
-register("stability/learned", "guilab.agents.som:som_agent", "text agent over set-of-mark action lines, a local model folder (model_dir), greedy")
+register("stability/learned", "guilab.agents.ranker:learned_agent", "text agent over set-of-mark action lines, a local model folder (model_dir: a line ranker or a causal LM), greedy")
 register("stability/learned_endpoint", "guilab.agents.som:som_endpoint_agent", "the same set-of-mark text agent over an OpenAI-compatible endpoint (base_url, model)")
 register("probe/leak", "guilab.agents.probe:LeakProbe", "docs/what-an-agent-may-see.md leak probe: copies every coordinate and label of its observation (must score at chance)")

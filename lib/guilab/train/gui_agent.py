@@ -19,6 +19,8 @@ from ..stability.runner import UTGEnv, V_OUT
 from ..vlaa.loop import LoopBreaker
 from ..vlaa.manager import order_text
 from .gui_manager import UTGScreenEnv, verifier_feedback
+from ..agents.ranker import RankerPolicy, is_line_ranker, line_ranker, load_line_ranker, save_line_ranker
+from .gui_ranker import train_line_ranker
 
 # %% auto #0
 __all__ = ['GUI_AGENT_DEFAULTS', 'STAGES', 'training_tasks', 'teacher_episode', 'teacher_episodes', 'build_agent_base',
@@ -267,6 +269,43 @@ def policy_loss(model, samples: list[tuple[list, list, float]], pad_id: int) -> 
     return -(adv * lp * m).sum() / m.sum().clamp(min=1)
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #a82f50b0
+def _train_ranker_grpo(start, G, tasks, out, steps, tasks_per_step, group, lr, temperature, budget, stability, seed, progress) -> dict:
+    "`train_gui_grpo` for a line ranker (see there)."
+    import torch
+    from tqdm.auto import tqdm
+    from guilab.stability.runner import run_utg
+    torch.manual_seed(seed)
+    model = load_line_ranker(start)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+    env = UTGEnv(G, None, max_steps=budget, screenshots=False)
+    g = rng(seed, "gui_grpo"); curve = []; t0 = time.time(); conds = ("concise", "detailed")
+    for step in tqdm(range(int(steps)), disable=not progress, desc="gui grpo (ranker)"):
+        model.eval(); samples, stats, signal = [], [], 0
+        for _ in range(int(tasks_per_step)):
+            t = tasks[int(g.integers(len(tasks)))]; c = conds[int(g.integers(2))]; eps = []
+            for k in range(int(group)):
+                pol = RankerPolicy(model, temperature, seed=int(g.integers(2**31)))
+                tr = run_utg(env, SoMAgent(pol, name="grpo"), t, c, "grpo", seed=int(g.integers(2**31)))
+                eps.append((gui_reward(tr, t["subgraph"], stability), pol.log))
+            rs = np.array([e[0]["reward"] for e in eps]); stats += [e[0] for e in eps]
+            if rs.std() < 1e-6: continue
+            signal += 1; adv = (rs - rs.mean()) / (rs.std() + 1e-4)
+            samples += [(enc, i, float(a)) for (_, log), a in zip(eps, adv) for enc, i in log]
+        loss = math.nan
+        if samples:
+            model.train(); opt.zero_grad(); loss = 0.0
+            for j in range(0, len(samples), 32):
+                ch = samples[j:j + 32]
+                sc = model([enc for enc, _, _ in ch])
+                L = -sum(a * torch.log_softmax(s, -1)[i] for s, (_, i, a) in zip(sc, ch)) / len(samples)
+                L.backward(); loss += float(L.detach())
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0); opt.step()
+        mean = lambda k: float(np.mean([s[k] for s in stats]))
+        curve.append({"step": step + 1, "reward": mean("reward"), "SR": mean("SR"), "DR": mean("DR"), "LBR": mean("LBR"),
+                      "format": mean("format"), "groups_with_signal": signal, "samples": len(samples), "loss": loss})
+    model.eval(); save_line_ranker(model, out)
+    return {"seconds": time.time() - t0, "curve": curve}
+
 def train_gui_grpo(start,                       # the SFT checkpoint folder
                    G: nx.DiGraph, tasks: list[dict], out,
                    steps: int = 20,             # optimiser steps
@@ -284,8 +323,15 @@ def train_gui_grpo(start,                       # the SFT checkpoint folder
     Returns `{"seconds", "curve"}`: per step the mean reward, SR, DR, LBR, format-error share over its episodes, the
     groups with a learning signal and the loss. With `decoding="choice"` the rollouts sample under the offered-lines
     constraint and the loss is the same −A·log π of the sampled tokens under the unconstrained softmax (raising a
-    sampled token's logit raises its constrained probability too). Raises ValueError for an unknown `decoding`."""
+    sampled token's logit raises its constrained probability too). Raises ValueError for an unknown `decoding`.
+
+    A line ranker at `start` (`guilab.agents.ranker`) is trained the same way with `RankerPolicy` sampling from the
+    softmax over the offered lines at `temperature`; its loss is −A·log π(chosen line) averaged over the samples (the
+    exact policy, no token approximation); it needs `decoding="choice"` (ValueError otherwise)."""
     if decoding not in ("free", "choice"): raise ValueError(f"train_gui_grpo: decoding must be 'free' or 'choice', got {decoding!r}")
+    if is_line_ranker(start):
+        if decoding != "choice": raise ValueError("train_gui_grpo: a line ranker chooses among the offered lines; decoding must be 'choice'")
+        return _train_ranker_grpo(start, G, tasks, out, steps, tasks_per_step, group, lr, temperature, budget, stability, seed, progress)
     from guilab.agents.som import ChoicePolicy
     import torch
     from tqdm.auto import tqdm
@@ -338,7 +384,7 @@ def default_inputs() -> tuple[nx.DiGraph, list[dict], list[dict]]:
 GUI_AGENT_DEFAULTS = {
     "data": {"n_tasks": 3000, "per_goal": 4, "max_steps": 8, "p_detour": 0.25, "max_detours": 2, "held_out_tasks": 40, "seed": 1,
              "repeats": 1, "p_reject": 0.0, "p_stuck": 0.0, "tasks_from": "walks", "max_starts": 600},
-    "base": {"seed": 0, "n_corpus": 600, "hidden_size": 128, "num_layers": 2, "intermediate_size": 256},
+    "base": {"seed": 0, "n_corpus": 600, "hidden_size": 128, "num_layers": 2, "intermediate_size": 256, "kind": "tiny_vlm"},
     "sft": {"max_steps": 1200, "batch": 16, "lr": 1.0e-3, "eval_every": 200, "until": 0.97, "held_out": 64, "renamed": 0.0},
     "grpo": {"steps": 20, "tasks_per_step": 4, "group": 8, "lr": 1.0e-4, "temperature": 1.0, "budget": 15, "seed": 0,
              "stability_weight": 0.5, "decoding": "choice"},
@@ -373,6 +419,8 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     S = gui_agent_settings(cfg); root = Path(runs_dir) / "gui-agent"
     if S["data"]["tasks_from"] not in ("walks", "utg"):
         raise ValueError(f"gui_agent_run: data.tasks_from must be 'walks' or 'utg', got {S['data']['tasks_from']!r}")
+    if S["base"]["kind"] not in ("tiny_vlm", "line_ranker"):
+        raise ValueError(f"gui_agent_run: base.kind must be 'tiny_vlm' or 'line_ranker', got {S['base']['kind']!r}")
     if S["data"]["tasks_from"] == "walks" and walks is None:
         raise ValueError("gui_agent_run: data.tasks_from is 'walks' but no recorded workflows were given (walks=None)")
     last = STAGES.index(stop_after) if stop_after else len(STAGES) - 1
@@ -408,9 +456,13 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     train_ex = [x for e in eps if not e["held_out"] for x in e["examples"]]
     hold_ex = [x for e in eps if e["held_out"] for x in e["examples"]]
     b = S["base"]
+    ranker = b["kind"] == "line_ranker"
     def build_base(tmp):
+        if ranker:   # hashed words: no tokenizer to train (n_corpus unused); width, layers and feed-forward width as given
+            save_line_ranker(line_ranker(seed=int(b["seed"]), d=int(b["hidden_size"]), layers=int(b["num_layers"]), ff=int(b["intermediate_size"])), tmp)
+            return
         build_agent_base(tmp, train_ex, seed=int(b["seed"]), n_corpus=int(b["n_corpus"]),
-                         **{k: int(v) for k, v in b.items() if k not in ("seed", "n_corpus")})
+                         **{k: int(v) for k, v in b.items() if k not in ("seed", "n_corpus", "kind")})
     folders["base"] = stage_folder(root, "base", keys["base"], build_base, "gui-agent" if progress else "")
     out["models"]["base"] = folders["base"]
     if last < 2: return done()
@@ -419,6 +471,11 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
         g = rng(0, "gui_sft_held_out"); ho = [hold_ex[i] for i in g.permutation(len(hold_ex))[:int(s["held_out"])]]
         gr = rng(0, "gui_sft_renamed")   # `renamed`: renamed copies per training example (0.5: one for every other example)
         extra = [renamed_copy(train_ex[i], gr) for i in gr.permutation(len(train_ex))[:int(round(float(s["renamed"]) * len(train_ex)))]]
+        if ranker:
+            r = train_line_ranker(train_ex + extra, tmp, steps=int(s["max_steps"]), batch=int(s["batch"]), lr=float(s["lr"]), held_out=ho,
+                                  eval_every=int(s["eval_every"]), until=s["until"], start=folders["base"], progress=progress)
+            return {"train_seconds": r["seconds"], "held_out_exact": [(c["step"], c["held_out"]) for c in r["curve"]],
+                    "loss": [(c["step"], c["loss"]) for c in r["curve"]]}
         r = train_gui_sft(folders["base"], train_ex + extra, tmp, max_steps=int(s["max_steps"]), batch=int(s["batch"]), lr=float(s["lr"]),
                           held_out=ho, eval_every=int(s["eval_every"]), until=s["until"])
         return {"train_seconds": r["seconds"], "held_out_exact": r["held_out"], "loss": [(l["step"], l["loss"]) for l in r["log"] if "loss" in l]}

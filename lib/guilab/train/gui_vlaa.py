@@ -77,7 +77,7 @@ def manager_suite(model_dir,                 # a trained agent's folder (`gui_ag
                   label: str = "learned",
                   seed: int = 0,
                   progress: bool = True,
-                  decoding: str = "free",    # the agent's decoding (`guilab.agents.som.som_agent`: "free" or "choice")
+                  decoding: str | None = None,   # the agent's decoding (`guilab.agents.ranker.learned_agent`: None, "free" or "choice")
                   **manager) -> list[dict]:
     """Every (config, budget, task, condition) episode of the agent in `model_dir` (greedy) under the manager; records
     already in `out_path` are kept and not rerun (a killed run resumes; `guilab.core.JsonlWriter`). The record ids do
@@ -89,14 +89,14 @@ def manager_suite(model_dir,                 # a trained agent's folder (`gui_ag
     bad = [c for c in configs if c not in CONFIGS]
     if bad: raise ValueError(f"manager_suite: unknown config(s) {bad}; configs are {list(CONFIGS)}")
     from tqdm.auto import tqdm
-    from guilab.agents.som import som_agent
+    from guilab.agents.ranker import learned_agent
     out_path = Path(out_path); out_path.parent.mkdir(parents=True, exist_ok=True)
     grid = [(c, b, t, k) for c in configs for b in budgets for t in tasks for k in conditions]
     want = {f"{label}|{c}|b{int(b)}|{t['id']}|{k}" for c, b, t, k in grid}
     with JsonlWriter(out_path) as w:   # a line cut by a kill is dropped on open; each record is written whole
         todo = [g for g in grid if f"{label}|{g[0]}|b{int(g[1])}|{g[2]['id']}|{g[3]}" not in w]
         if todo:
-            agent, envs = memoise_replies(som_agent(str(model_dir), label=label, decoding=decoding)), {}
+            agent, envs = memoise_replies(learned_agent(str(model_dir), label=label, decoding=decoding)), {}
             for c, b, t, k in tqdm(todo, disable=not progress, desc=f"manager {label}"):
                 if int(b) not in envs: envs[int(b)] = UTGScreenEnv(G, None, seed=seed, max_steps=int(b), screenshots=False)
                 w.write(manager_episode(envs[int(b)], agent, t, k, c, label=label, seed=seed, **manager))
