@@ -164,7 +164,7 @@ def test_training_tasks_from_the_whole_utg(tmp_path):
 
 def test_line_ranker_backbone(tmp_path, monkeypatch):
     """`base.kind: line_ranker`: every stage trains the ranker (guilab.agents.ranker) instead of the tiny LM: SFT on the
-    teacher's lines, GRPO sampling among the offered lines; the folders reload offline through the registered agent,
+    teacher's lines (and a DAgger round on its own rollouts), GRPO sampling among the offered lines; the folders reload offline through the registered agent,
     which acts only with offered lines and reads nothing but the prompt; the stages are reused on a second call."""
     from guilab.agents.base import make
     from guilab.agents.ranker import is_line_ranker
@@ -173,12 +173,14 @@ def test_line_ranker_backbone(tmp_path, monkeypatch):
     from guilab.train.gui_agent import gui_agent_run, default_inputs
     G, _, walks = default_inputs()
     long = load_tasks(STABILITY_DATA / "jupyterlab_long_tasks.jsonl")
-    cfg = {**SMOKE, "base": {**SMOKE["base"], "kind": "line_ranker"}, "sft": {**SMOKE["sft"], "max_steps": 20}}
+    cfg = {**SMOKE, "base": {**SMOKE["base"], "kind": "line_ranker"}, "sft": {**SMOKE["sft"], "max_steps": 20, "dagger_rounds": 1, "dagger_steps": 4}}
     r = gui_agent_run(cfg, G, long, tmp_path, progress=False, walks=walks)
     assert all(is_line_ranker(r["models"][k]) for k in ("base", "sft", "grpo", "grpo_stability"))
     st = r["stages"]
     assert [s for s, _ in st["sft"]["held_out_exact"]][-1] <= 20 and all(0 <= a <= 1 for _, a in st["sft"]["held_out_exact"])
     assert st["grpo"]["curve"][0]["format"] == 0.0 and st["grpo_stability"]["stability"] == 0.5
+    (dg,) = st["sft"]["dagger"]   # one DAgger round: the ranker's own rollouts on the training tasks, labelled by the teacher
+    assert dg["round"] == 1 and dg["examples"] > 0 and 0 <= dg["rollout_SR"] <= 1 and 0 <= dg["rollout_agree"] <= 1
     assert gui_agent_run(cfg, G, long, tmp_path, progress=False, walks=walks)["folders"] == r["folders"]
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     agent = make("stability/learned", model_dir=str(r["models"]["grpo"]), label="grpo", decoding="choice")
@@ -187,3 +189,5 @@ def test_line_ranker_backbone(tmp_path, monkeypatch):
     assert "|" not in agent.turns[0]["messages"][1]["content"]   # no env-side element id reaches the model
     with pytest.raises(ValueError, match="base.kind"):
         gui_agent_run({**SMOKE, "base": {"kind": "bert"}}, G, long, tmp_path, progress=False, walks=walks)
+    with pytest.raises(ValueError, match="dagger_rounds"):   # the LM has no DAgger
+        gui_agent_run({**SMOKE, "sft": {**SMOKE["sft"], "dagger_rounds": 1}}, G, long, tmp_path, progress=False, walks=walks)

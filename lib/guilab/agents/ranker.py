@@ -32,8 +32,9 @@ RANKER_MARKER = "guilab_line_ranker.json"   # a ranker folder holds this file (i
 def _torch_modules():
     import torch, torch.nn as nn
     class LineRanker(nn.Module):
-        """Scores of the offered lines given the context. `forward(batch)`: `batch` a list of `(context ids, [line ids,
-        …])` (`encode`), returns a list of 1-D score tensors, one score per line (unnormalised logits)."""
+        """Scores of the offered lines given the context. `forward(batch)`: `batch` a list of `(context, [line ids,
+        …])` (`encode`: the context as `(word id, segment)` pairs), returns a list of 1-D score tensors, one score per
+        line (unnormalised logits)."""
         def __init__(self, buckets: int = 4096, d: int = 128, heads: int = 4, layers: int = 3, max_context: int = 320,
                      max_line: int = 24, max_lines: int = 160, ff: int | None = None, seed: int = 0):
             super().__init__()
@@ -42,7 +43,7 @@ def _torch_modules():
                                max_lines=max_lines, ff=ff, seed=seed)
             self.emb = nn.Embedding(buckets, d, padding_idx=0)
             self.pos_context, self.pos_line, self.pos_order = nn.Embedding(max_context, d), nn.Embedding(max_line, d), nn.Embedding(max_lines, d)
-            self.segment = nn.Embedding(2, d)
+            self.segment = nn.Embedding(3, d)   # 0: the instruction (system message), 1: step, history, feedback, 2: a line
             self.pool = nn.Linear(d, 1); self.line_mlp = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, d))
             layer = nn.TransformerEncoderLayer(d, heads, ff or 4 * d, 0.0, batch_first=True, norm_first=True)
             self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
@@ -51,39 +52,52 @@ def _torch_modules():
             # what the encoder made of each context word (zero at the start: learned, e.g. to discount steps done)
             self.match, self.context_match = nn.Linear(d, d, bias=False), nn.Linear(d, d, bias=False)
             nn.init.zeros_(self.context_match.weight)
-        def encode(self, messages: list[dict]) -> tuple[list[int], list[tuple[int, ...]]]:
-            """(context ids, one id tuple per offered line) of a `som_messages` prompt: the context is the system
-            message and the user message before `Actions:` (its last `max_context` words), each line its first
-            `max_line` words (`max_lines` lines at most: ValueError beyond)."""
+            # each line word's weight in the late-interaction average (a learned term weight, zero at the start: the
+            # plain mean), so a name's words can count for more than `click`, quotes and brackets
+            self.term = nn.Linear(d, 1); nn.init.zeros_(self.term.weight); nn.init.zeros_(self.term.bias)
+            # exact-match features (DrQA's, Chen et al. 2017): a line word's flags "in the instruction", "in the progress
+            # text" (4 values); a context word's flag "also in the other context segment" (2); zero at the start
+            self.em_line, self.em_context = nn.Embedding(4, d), nn.Embedding(2, d)
+            nn.init.zeros_(self.em_line.weight); nn.init.zeros_(self.em_context.weight)
+        def encode(self, messages: list[dict]) -> tuple[list[tuple[int, int]], list[tuple[int, ...]]]:
+            """(context, one id tuple per offered line) of a `som_messages` prompt: the context is the system message
+            (segment 0: the instruction) and the user message before `Actions:` (segment 1: step number, history,
+            feedback) as `(word id, segment)` pairs, its last `max_context` words; each line its first `max_line` words
+            (`max_lines` lines at most: ValueError beyond)."""
             c = self.config; lines = offered_lines(messages)
             if len(lines) > c["max_lines"]: raise ValueError(f"LineRanker: {len(lines)} offered lines, more than max_lines={c['max_lines']}")
             sys_ = next((m["content"] for m in messages if m.get("role") == "system"), "")
             user = next(m["content"] for m in reversed(messages) if m.get("role") == "user")
-            ctx = hashed_words(sys_ + "\n" + user[:user.rindex("Actions:\n")], c["buckets"])[-c["max_context"]:]
+            ctx = ([(w, 0) for w in hashed_words(sys_, c["buckets"])]
+                   + [(w, 1) for w in hashed_words(user[:user.rindex("Actions:\n")], c["buckets"])])[-c["max_context"]:]
             return ctx, [tuple(hashed_words(l, c["buckets"])[:c["max_line"]]) or (1,) for l in lines]
         def forward(self, batch):
             uniq = sorted({l for _, ls in batch for l in ls}); at = {l: i for i, l in enumerate(uniq)}
             n = max(len(l) for l in uniq); U = torch.zeros(len(uniq), n, dtype=torch.long)
             for i, l in enumerate(uniq): U[i, :len(l)] = torch.tensor(l)
-            e = self.emb(U) + self.pos_line(torch.arange(n))[None]
-            w = self.pool(e).squeeze(-1).masked_fill(U == 0, -1e9).softmax(-1)
-            lv = (w[..., None] * e).sum(1); lv = lv + self.line_mlp(lv)
             B, Lc, Ln = len(batch), max(max(len(c) for c, _ in batch), 1), max(len(ls) for _, ls in batch)
-            Cx = torch.zeros(B, Lc, dtype=torch.long); LI = torch.zeros(B, Ln, dtype=torch.long); pad = torch.ones(B, Ln, dtype=torch.bool)
+            Cx, Sg = torch.zeros(B, Lc, dtype=torch.long), torch.zeros(B, Lc, dtype=torch.long); LI = torch.zeros(B, Ln, dtype=torch.long); pad = torch.ones(B, Ln, dtype=torch.bool)
             for i, (c, ls) in enumerate(batch):
-                if c: Cx[i, :len(c)] = torch.tensor(c)
+                if c: Cx[i, :len(c)] = torch.tensor([w for w, _ in c]); Sg[i, :len(c)] = torch.tensor([s for _, s in c])
                 LI[i, :len(ls)] = torch.tensor([at[l] for l in ls]); pad[i, :len(ls)] = False
-            x = torch.cat([self.emb(Cx) + self.pos_context(torch.arange(Lc))[None] + self.segment.weight[0],
-                           lv[LI] + self.pos_order(torch.arange(Ln))[None] + self.segment.weight[1]], 1)
+            W = U[LI]                                                                   # B×Ln×n word ids of each item's lines
+            ins = [Cx[i][(Sg[i] == 0) & (Cx[i] != 0)] for i in range(B)]; prog = [Cx[i][(Sg[i] == 1) & (Cx[i] != 0)] for i in range(B)]
+            Fl = torch.stack([torch.isin(W[i], ins[i]).long() + 2 * torch.isin(W[i], prog[i]).long() for i in range(B)])
+            Fc = torch.stack([torch.where(Sg[i] == 0, torch.isin(Cx[i], prog[i]), torch.isin(Cx[i], ins[i])).long() for i in range(B)])
+            e = (self.emb(U) + self.pos_line(torch.arange(n))[None])[LI] + self.em_line(Fl)            # B×Ln×n×d
+            w = self.pool(e).squeeze(-1).masked_fill(W == 0, -1e9).softmax(-1)
+            lv = (w[..., None] * e).sum(2); lv = lv + self.line_mlp(lv)
+            x = torch.cat([self.emb(Cx) + self.pos_context(torch.arange(Lc))[None] + self.segment(Sg) + self.em_context(Fc),
+                           lv + self.pos_order(torch.arange(Ln))[None] + self.segment.weight[2]], 1)
             h = self.encoder(x, src_key_padding_mask=torch.cat([Cx == 0, pad], 1))
             # late interaction (ColBERT's MaxSim, Khattab & Zaharia 2020): each line word's best match among the
-            # context words (as the encoder left them), averaged over the line's words
+            # context words (as the encoder left them), averaged over the line's words with learned term weights
             q = self.match(self.emb(U))[LI]                                            # B×Ln×n×d
             k = self.match(self.emb(Cx)) + self.context_match(h[:, :Lc])              # B×Lc×d
             sim = torch.einsum("blnd,bcd->blnc", q, k) / q.shape[-1] ** 0.5
             sim = sim.masked_fill((Cx == 0)[:, None, None, :], -1e4).amax(-1)         # B×Ln×n
-            wm = (U[LI] != 0).float()
-            s = self.head(h[:, Lc:]).squeeze(-1) + (sim * wm).sum(-1) / wm.sum(-1).clamp(min=1)
+            tw = self.term(self.emb(W) + self.em_line(Fl)).squeeze(-1).masked_fill(W == 0, -1e9).softmax(-1)   # B×Ln×n, sums to 1
+            s = self.head(h[:, Lc:]).squeeze(-1) + (sim * tw).sum(-1)
             return [s[i, :len(ls)] for i, (_, ls) in enumerate(batch)]
     return LineRanker
 

@@ -19,13 +19,14 @@ from ..stability.runner import UTGEnv, V_OUT
 from ..vlaa.loop import LoopBreaker
 from ..vlaa.manager import order_text
 from .gui_manager import UTGScreenEnv, verifier_feedback
-from ..agents.ranker import RankerPolicy, is_line_ranker, line_ranker, load_line_ranker, save_line_ranker
+from ..agents.ranker import RankerPolicy, is_line_ranker, line_ranker, load_line_ranker, ranker_agent, save_line_ranker
 from .gui_ranker import train_line_ranker
 
 # %% auto #0
-__all__ = ['GUI_AGENT_DEFAULTS', 'STAGES', 'training_tasks', 'teacher_episode', 'teacher_episodes', 'build_agent_base',
-           'copy_tiny_files', 'train_gui_sft', 'renamed_copy', 'gui_reward', 'Sampler', 'policy_loss', 'train_gui_grpo',
-           'default_inputs', 'gui_agent_settings', 'gui_agent_run']
+__all__ = ['GUI_AGENT_DEFAULTS', 'STAGES', 'training_tasks', 'start_tasks', 'teacher_episode', 'teacher_episodes',
+           'build_agent_base', 'dagger_episode', 'dagger_round', 'copy_tiny_files', 'train_gui_sft', 'renamed_copy',
+           'gui_reward', 'Sampler', 'policy_loss', 'train_gui_grpo', 'default_inputs', 'gui_agent_settings',
+           'gui_agent_run']
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #391fdcd0
 def training_tasks(G: nx.DiGraph,            # the app's UTG
@@ -48,6 +49,23 @@ def training_tasks(G: nx.DiGraph,            # the app's UTG
     return build_long_tasks(G, n_tasks=n_tasks, min_steps=1, max_steps=max_steps, seed=seed, exclude_goals=set(exclude_goals),
                             prefix="train", per_goal=per_goal, max_starts=max_starts)
 
+# %% ../../../nbs/train/07_gui_agent.ipynb #dd9288f1
+def start_tasks(G: nx.DiGraph,          # the app's UTG (its `start` screen)
+                n_tasks: int,           # how many (fewer when the start screen has fewer verifiable goals)
+                exclude_goals: set,     # the test tasks' goals: never a training goal
+                max_steps: int = 4,     # reference length at most
+                seed: int = 0,
+               ) -> list[dict]:
+    """Tasks (ids `<app>-train-start-…`) from `G.graph["start"]` to goals `verifiable_goals` 1…`max_steps` steps away
+    outside `exclude_goals`, each goal once, families in turn. Raises ValueError when `exclude_goals` is empty."""
+    from collections import defaultdict
+    from guilab.stability.tasks import pick_tasks, verifiable_goals
+    if not exclude_goals: raise ValueError("start_tasks: give the test tasks' goals to hold out (exclude_goals)")
+    s, by_fam = G.graph["start"], defaultdict(list)
+    for goal, f, p, _ in verifiable_goals(G, s, 1, max_steps):
+        if goal not in exclude_goals: by_fam[f].append((s, goal, p))
+    return pick_tasks(G, by_fam, int(n_tasks), np.random.default_rng(seed), prefix="train-start", app=G.graph.get("app", "app"))
+
 # %% ../../../nbs/train/07_gui_agent.ipynb #a7a28a64
 def _next_labels(G: nx.DiGraph, goal: str) -> dict:
     "state → the action key of the first edge of a shortest path to `goal` (the most observed action; ties by key)."
@@ -68,6 +86,13 @@ def _reference_next(G: nx.DiGraph, task: dict) -> dict:
         if not vs: break
         u = max(vs, key=lambda v: json.loads(G.edges[u, v]["actions"])[k])
     return out
+
+def _teacher_line(env: UTGEnv, task: dict, offered: list, nxt: dict, ref: dict) -> str | None:
+    """The teacher's line on the env's current screen (`offered`: its `action_lines`): `done` at the goal; on the
+    reference path the reference's next step; elsewhere the first step of a shortest path; None: no way from here."""
+    if env.state == task["goal"]: return "done"
+    by_label = {edge_label(a): l for l, a in offered if edge_label(a)}
+    return by_label.get(ref.get(env.state)) or by_label.get(nxt.get(env.state))
 
 def teacher_episode(env: UTGEnv, task: dict, condition: str,
                     p_detour: float = 0.25,   # probability per step of a detour first
@@ -100,10 +125,9 @@ def teacher_episode(env: UTGEnv, task: dict, condition: str,
     prompt = lambda fb="": som_messages(obs["instruction"], [l for l, _ in offered], hist, fb)
     target = lambda: [{"role": "assistant", "content": want}]
     for _ in range(env.max_steps):
-        offered = action_lines(obs); by_label = {edge_label(a): l for l, a in offered if edge_label(a)}
+        offered = action_lines(obs)
         known = [l for l, a in offered if a["type"] != "done" and env._next(a)]   # actions whose outcome the UTG knows
-        at_goal = env.state == task["goal"]
-        want = "done" if at_goal else (by_label.get(ref.get(env.state)) or by_label.get(nxt.get(env.state)))
+        want = _teacher_line(env, task, offered, nxt, ref); at_goal = want == "done"
         if want is None: break   # no way to the goal from here (nondeterminism led off every path)
         detour = [l for l in known if l != want]
         if not at_goal and detours < max_detours and detour and g.random() < p_detour:
@@ -154,6 +178,37 @@ def build_agent_base(out_dir,                  # folder to create (replaced)
     g = rng(seed, "gui_base_corpus"); idx = g.permutation(len(examples))[:int(n_corpus)]
     extra = [m["content"] for i in idx for m in examples[i]["prompt"] + examples[i]["completion"]]
     return build_tiny_vlm(out_dir, seed=seed, overwrite=True, corpus_extra=extra, **sizes)
+
+# %% ../../../nbs/train/07_gui_agent.ipynb #1db9f000
+def dagger_episode(env: UTGEnv, task: dict, condition: str,
+                   agent: SoMAgent,   # the student (its `turns` hold the prompts it saw)
+                   seed: int = 0,
+                  ) -> dict:
+    """One student episode in the UTG env with the teacher's label on every prompt: `{"task", "condition",
+    "examples": [{"prompt", "completion"}], "agree" (steps where the student chose the teacher's line), "steps",
+    "success" (the student said `done` at the goal)}`. The episode ends at the student's `done`, at the budget, or
+    where no way to the goal is left (no label)."""
+    g = rng(seed, "gui_dagger", task["id"], condition)
+    nxt, ref = _next_labels(env.G, task["goal"]), _reference_next(env.G, task)
+    obs, info = env.reset(seed=int(g.integers(2**31)), options={"task": task, "condition": condition})
+    agent.reset(obs, {}); ex, agree, success = [], 0, False
+    for _ in range(env.max_steps):
+        want = _teacher_line(env, task, action_lines(obs), nxt, ref)
+        if want is None: break
+        a = agent.act(obs); turn = agent.turns[-1]
+        ex.append({"prompt": turn["messages"], "completion": [{"role": "assistant", "content": want}]}); agree += turn["line"] == want
+        if a.get("type") == "done": success = want == "done"; break
+        if a.get("type") == "invalid": continue
+        obs, _, term, trunc, _ = env.step(a)
+        if term or trunc: break
+    return {"task": task["id"], "condition": condition, "examples": ex, "agree": agree, "steps": len(ex), "success": success}
+
+def dagger_round(G: nx.DiGraph, tasks: list[dict], agent: SoMAgent, conditions=("concise", "detailed"), budget: int = 15,
+                 seed: int = 0, progress: bool = True) -> list[dict]:
+    "`dagger_episode` of `agent` on every task × condition in the UTG replay with screen text (`UTGScreenEnv`, budget `budget`)."
+    from tqdm.auto import tqdm
+    env = UTGScreenEnv(G, None, max_steps=budget, screenshots=False)
+    return [dagger_episode(env, t, c, agent, seed) for t in tqdm(tasks, disable=not progress, desc="dagger") for c in conditions]
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #c0pyt1ny
 def copy_tiny_files(src,   # the folder a stage started from (the base or an earlier stage)
@@ -269,42 +324,53 @@ def policy_loss(model, samples: list[tuple[list, list, float]], pad_id: int) -> 
     return -(adv * lp * m).sum() / m.sum().clamp(min=1)
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #a82f50b0
-def _train_ranker_grpo(start, G, tasks, out, steps, tasks_per_step, group, lr, temperature, budget, stability, seed, progress) -> dict:
-    "`train_gui_grpo` for a line ranker (see there)."
+def _grpo_loop(model, new_policy, chunk_loss, G, tasks, steps, tasks_per_step, group, lr, budget, stability, seed, progress, desc) -> tuple[list, float]:
+    """The rollout + update loop of `train_gui_grpo` for either backbone: per step `tasks_per_step` (task, condition)
+    groups of `group` UTG episodes, each with a fresh policy `new_policy(g)` (its `log` holds the samples of the episode),
+    group-normalised advantages of `gui_reward`, and one AdamW step on the sum over micro-batches of 32 of
+    `chunk_loss(chunk, samples)` (samples `(logged sample…, advantage)`). Returns (curve, seconds)."""
     import torch
     from tqdm.auto import tqdm
     from guilab.stability.runner import run_utg
-    torch.manual_seed(seed)
-    model = load_line_ranker(start)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
     env = UTGEnv(G, None, max_steps=budget, screenshots=False)
     g = rng(seed, "gui_grpo"); curve = []; t0 = time.time(); conds = ("concise", "detailed")
-    for step in tqdm(range(int(steps)), disable=not progress, desc="gui grpo (ranker)"):
+    for step in tqdm(range(int(steps)), disable=not progress, desc=desc):
         model.eval(); samples, stats, signal = [], [], 0
         for _ in range(int(tasks_per_step)):
             t = tasks[int(g.integers(len(tasks)))]; c = conds[int(g.integers(2))]; eps = []
             for k in range(int(group)):
-                pol = RankerPolicy(model, temperature, seed=int(g.integers(2**31)))
+                pol = new_policy(g)
                 tr = run_utg(env, SoMAgent(pol, name="grpo"), t, c, "grpo", seed=int(g.integers(2**31)))
                 eps.append((gui_reward(tr, t["subgraph"], stability), pol.log))
             rs = np.array([e[0]["reward"] for e in eps]); stats += [e[0] for e in eps]
             if rs.std() < 1e-6: continue
             signal += 1; adv = (rs - rs.mean()) / (rs.std() + 1e-4)
-            samples += [(enc, i, float(a)) for (_, log), a in zip(eps, adv) for enc, i in log]
+            samples += [(*x, float(a)) for (_, log), a in zip(eps, adv) for x in log]
         loss = math.nan
         if samples:
             model.train(); opt.zero_grad(); loss = 0.0
-            for j in range(0, len(samples), 32):
-                ch = samples[j:j + 32]
-                sc = model([enc for enc, _, _ in ch])
-                L = -sum(a * torch.log_softmax(s, -1)[i] for s, (_, i, a) in zip(sc, ch)) / len(samples)
-                L.backward(); loss += float(L.detach())
+            for j in range(0, len(samples), 32):   # micro-batches
+                L = chunk_loss(samples[j:j + 32], samples); L.backward(); loss += float(L.detach())
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0); opt.step()
         mean = lambda k: float(np.mean([s[k] for s in stats]))
         curve.append({"step": step + 1, "reward": mean("reward"), "SR": mean("SR"), "DR": mean("DR"), "LBR": mean("LBR"),
                       "format": mean("format"), "groups_with_signal": signal, "samples": len(samples), "loss": loss})
-    model.eval(); save_line_ranker(model, out)
-    return {"seconds": time.time() - t0, "curve": curve}
+    model.eval()
+    return curve, time.time() - t0
+
+def _train_ranker_grpo(start, G, tasks, out, steps, tasks_per_step, group, lr, temperature, budget, stability, seed, progress) -> dict:
+    "`train_gui_grpo` for a line ranker (see there): loss −A·log softmax(scores)[chosen], averaged over the samples."
+    import torch
+    torch.manual_seed(seed)
+    model = load_line_ranker(start)
+    def chunk_loss(ch, samples):
+        sc = model([enc for enc, _, _ in ch])
+        return -sum(a * torch.log_softmax(s, -1)[i] for s, (_, i, a) in zip(sc, ch)) / len(samples)
+    curve, secs = _grpo_loop(model, lambda g: RankerPolicy(model, temperature, seed=int(g.integers(2**31))), chunk_loss, G, tasks, steps,
+                             tasks_per_step, group, lr, budget, stability, seed, progress, "gui grpo (ranker)")
+    save_line_ranker(model, out)
+    return {"seconds": secs, "curve": curve}
 
 def train_gui_grpo(start,                       # the SFT checkpoint folder
                    G: nx.DiGraph, tasks: list[dict], out,
@@ -334,40 +400,17 @@ def train_gui_grpo(start,                       # the SFT checkpoint folder
         return _train_ranker_grpo(start, G, tasks, out, steps, tasks_per_step, group, lr, temperature, budget, stability, seed, progress)
     from guilab.agents.som import ChoicePolicy
     import torch
-    from tqdm.auto import tqdm
     from guilab.agents.tiny import load_tiny_vlm
-    from guilab.stability.runner import run_utg
     torch.manual_seed(seed)
     model, proc = load_tiny_vlm(start); tok = proc.tokenizer
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
-    env = UTGEnv(G, None, max_steps=budget, screenshots=False)
-    g = rng(seed, "gui_grpo"); curve = []; t0 = time.time()
-    conds = ("concise", "detailed")
-    for step in tqdm(range(int(steps)), disable=not progress, desc="gui grpo"):
-        model.eval(); samples, stats, signal = [], [], 0
-        for _ in range(int(tasks_per_step)):
-            t = tasks[int(g.integers(len(tasks)))]; c = conds[int(g.integers(2))]
-            eps = []
-            for k in range(int(group)):
-                smp = Sampler(model, tok, max_new_tokens, temperature) if decoding == "free" else ChoicePolicy(model, tok, temperature)
-                tr = run_utg(env, SoMAgent(smp, name="grpo"), t, c, "grpo", seed=int(g.integers(2**31)))
-                eps.append((gui_reward(tr, t["subgraph"], stability), smp.log))
-            rs = np.array([e[0]["reward"] for e in eps]); stats += [e[0] for e in eps]
-            if rs.std() < 1e-6: continue
-            signal += 1; adv = (rs - rs.mean()) / (rs.std() + 1e-4)
-            samples += [(p, cc, float(a)) for (_, log), a in zip(eps, adv) for p, cc in log]
-        loss = math.nan
-        if samples:
-            model.train(); opt.zero_grad(); total = sum(len(cc) for _, cc, _ in samples); loss = 0.0
-            for i in range(0, len(samples), 32):   # micro-batches; each weighted by its share of the reply tokens
-                ch = samples[i:i + 32]; w = sum(len(cc) for _, cc, _ in ch) / total
-                L = policy_loss(model, ch, tok.pad_token_id) * w; L.backward(); loss += float(L.detach())
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0); opt.step()
-        mean = lambda k: float(np.mean([s[k] for s in stats]))
-        curve.append({"step": step + 1, "reward": mean("reward"), "SR": mean("SR"), "DR": mean("DR"), "LBR": mean("LBR"),
-                      "format": mean("format"), "groups_with_signal": signal, "samples": len(samples), "loss": loss})
-    model.eval(); model.save_pretrained(out); proc.save_pretrained(out); copy_tiny_files(start, out)
-    return {"seconds": time.time() - t0, "curve": curve}
+    def new_policy(g):
+        return Sampler(model, tok, max_new_tokens, temperature) if decoding == "free" else ChoicePolicy(model, tok, temperature)
+    def chunk_loss(ch, samples):   # each micro-batch weighted by its share of the reply tokens
+        return policy_loss(model, ch, tok.pad_token_id) * (sum(len(cc) for _, cc, _ in ch) / sum(len(cc) for _, cc, _ in samples))
+    curve, secs = _grpo_loop(model, new_policy, chunk_loss, G, tasks, steps, tasks_per_step, group, lr, budget, stability, seed, progress, "gui grpo")
+    model.save_pretrained(out); proc.save_pretrained(out); copy_tiny_files(start, out)
+    return {"seconds": secs, "curve": curve}
+
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #b09816b6
 def default_inputs() -> tuple[nx.DiGraph, list[dict], list[dict]]:
@@ -382,10 +425,11 @@ def default_inputs() -> tuple[nx.DiGraph, list[dict], list[dict]]:
 
 # %% ../../../nbs/train/07_gui_agent.ipynb #09bcedfc
 GUI_AGENT_DEFAULTS = {
-    "data": {"n_tasks": 3000, "per_goal": 4, "max_steps": 8, "p_detour": 0.25, "max_detours": 2, "held_out_tasks": 40, "seed": 1,
+    "data": {"n_tasks": 3000, "per_goal": 4, "max_steps": 8, "p_detour": 0.25, "max_detours": 2, "held_out_tasks": 40, "seed": 1, "start_tasks": 0, "start_max_steps": 4,
              "repeats": 1, "p_reject": 0.0, "p_stuck": 0.0, "tasks_from": "walks", "max_starts": 600},
     "base": {"seed": 0, "n_corpus": 600, "hidden_size": 128, "num_layers": 2, "intermediate_size": 256, "kind": "tiny_vlm"},
-    "sft": {"max_steps": 1200, "batch": 16, "lr": 1.0e-3, "eval_every": 200, "until": 0.97, "held_out": 64, "renamed": 0.0},
+    "sft": {"max_steps": 1200, "batch": 16, "lr": 1.0e-3, "eval_every": 200, "until": 0.97, "held_out": 64, "renamed": 0.0,
+            "dagger_rounds": 0, "dagger_steps": 500},
     "grpo": {"steps": 20, "tasks_per_step": 4, "group": 8, "lr": 1.0e-4, "temperature": 1.0, "budget": 15, "seed": 0,
              "stability_weight": 0.5, "decoding": "choice"},
 }
@@ -421,6 +465,8 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
         raise ValueError(f"gui_agent_run: data.tasks_from must be 'walks' or 'utg', got {S['data']['tasks_from']!r}")
     if S["base"]["kind"] not in ("tiny_vlm", "line_ranker"):
         raise ValueError(f"gui_agent_run: base.kind must be 'tiny_vlm' or 'line_ranker', got {S['base']['kind']!r}")
+    if int(S["sft"]["dagger_rounds"]) and S["base"]["kind"] != "line_ranker":
+        raise ValueError("gui_agent_run: sft.dagger_rounds needs base.kind line_ranker (the LM's DAgger is not built)")
     if S["data"]["tasks_from"] == "walks" and walks is None:
         raise ValueError("gui_agent_run: data.tasks_from is 'walks' but no recorded workflows were given (walks=None)")
     last = STAGES.index(stop_after) if stop_after else len(STAGES) - 1
@@ -438,6 +484,9 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     def build_data(tmp):
         tr = training_tasks(G, int(d["n_tasks"]), set(excl), max_steps=int(d["max_steps"]), per_goal=int(d["per_goal"]), seed=int(d["seed"]),
                             walks=walks if d["tasks_from"] == "walks" else None, max_starts=d["max_starts"])
+        if int(d["start_tasks"]):   # plus tasks from the start screen, shuffled in (the held-out tasks are a mix of both)
+            tr += start_tasks(G, int(d["start_tasks"]), set(excl), max_steps=int(d["start_max_steps"]), seed=int(d["seed"]))
+            tr = [tr[i] for i in rng(int(d["seed"]), "gui_start_tasks").permutation(len(tr))]
         k = int(d["held_out_tasks"])
         eps = teacher_episodes(G, tr, p_detour=float(d["p_detour"]), max_detours=int(d["max_detours"]), seed=int(d["seed"]), progress=progress,
                                repeats=int(d["repeats"]), p_reject=float(d["p_reject"]), p_stuck=float(d["p_stuck"]))
@@ -455,6 +504,7 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
     eps = read_jsonl(folders["data"] / "episodes.jsonl")
     train_ex = [x for e in eps if not e["held_out"] for x in e["examples"]]
     hold_ex = [x for e in eps if e["held_out"] for x in e["examples"]]
+    held_ids = {e["task"] for e in eps if e["held_out"]}
     b = S["base"]
     ranker = b["kind"] == "line_ranker"
     def build_base(tmp):
@@ -474,8 +524,18 @@ def gui_agent_run(cfg: dict | None,          # settings per stage (see `gui_agen
         if ranker:
             r = train_line_ranker(train_ex + extra, tmp, steps=int(s["max_steps"]), batch=int(s["batch"]), lr=float(s["lr"]), held_out=ho,
                                   eval_every=int(s["eval_every"]), until=s["until"], start=folders["base"], progress=progress)
-            return {"train_seconds": r["seconds"], "held_out_exact": [(c["step"], c["held_out"]) for c in r["curve"]],
-                    "loss": [(c["step"], c["loss"]) for c in r["curve"]]}
+            info = {"train_seconds": r["seconds"], "held_out_exact": [(c["step"], c["held_out"]) for c in r["curve"]],
+                    "loss": [(c["step"], c["loss"]) for c in r["curve"]], "dagger": []}
+            agg, fit = [], [t for t in read_jsonl(folders["data"] / "tasks.jsonl") if t["id"] not in held_ids]
+            for k in range(int(s["dagger_rounds"])):   # DAgger: the student's states, the teacher's labels, aggregated
+                eps_k = dagger_round(G, fit, ranker_agent(tmp, "dagger"), seed=k, progress=progress)
+                agg += [x for e in eps_k for x in e["examples"]]
+                r = train_line_ranker(train_ex + extra + agg, tmp, steps=int(s["dagger_steps"]), batch=int(s["batch"]), lr=float(s["lr"]),
+                                      held_out=ho, eval_every=int(s["dagger_steps"]), start=tmp, progress=progress, seed=k + 1)
+                info["train_seconds"] += r["seconds"]
+                info["dagger"].append({"round": k + 1, "examples": len(agg), "rollout_agree": sum(e["agree"] for e in eps_k) / max(1, sum(e["steps"] for e in eps_k)),
+                                       "rollout_SR": float(np.mean([e["success"] for e in eps_k])), "held_out_exact": r["curve"][-1]["held_out"]})
+            return info
         r = train_gui_sft(folders["base"], train_ex + extra, tmp, max_steps=int(s["max_steps"]), batch=int(s["batch"]), lr=float(s["lr"]),
                           held_out=ho, eval_every=int(s["eval_every"]), until=s["until"])
         return {"train_seconds": r["seconds"], "held_out_exact": r["held_out"], "loss": [(l["step"], l["loss"]) for l in r["log"] if "loss" in l]}
